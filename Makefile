@@ -1,0 +1,220 @@
+# hsrts top-level Makefile. See README.md for the targets a user needs:
+#
+#   make            build every way of the library and hsrts.pc
+#   make run        set up, build and run the demo (binary-trees)
+#   make check      set up, build and run every test
+#   make install    install into $(DESTDIR)$(prefix)
+#
+# Set-up (Debian packages, autoreconf, configure) happens on demand: the
+# configuration in mk/config.mk is (re)made whenever it is missing.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+# Which Debian package profile the set-up installs for these goals.
+DEPS_PROFILE := $(if $(filter check% fuzz% valgrind%,$(MAKECMDGOALS)),check,$(if $(filter bench%,$(MAKECMDGOALS)),bench,build))
+
+CONFIG_MK := mk/config.mk
+NO_CONFIG_GOALS := clean distclean format deps
+ifeq ($(filter-out $(NO_CONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+else
+-include $(CONFIG_MK)
+endif
+
+$(CONFIG_MK): configure.ac mk/config.mk.in
+	@mk/deps.sh $(DEPS_PROFILE)
+	@if [ ! -x configure ] || [ configure -ot configure.ac ]; then \
+	    echo "hsrts: autoreconf"; autoreconf -fi >/dev/null; fi
+	./configure -q
+	@touch $@
+
+.PHONY: deps
+deps:
+	@mk/deps.sh $(DEPS_PROFILE)
+
+# --------------------------------------------------------------------------
+# Ways. Each way compiles every rts/ source with its own flags into
+# build/<way>/ and archives the result as a static and a shared library.
+
+VERSION ?= 0.1.0
+SOVERSION := 0
+
+WARN_CFLAGS := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+               -Wno-unused-parameter
+BASE_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -fPIC -fvisibility=hidden -fno-strict-aliasing \
+               -Iinclude -Irts -D_GNU_SOURCE
+# Libraries join RTS_LIBS as the features that use them land (libnuma with
+# --numa, libunwind with stack traces); configure already detects them.
+RTS_LIBS := -lm -lpthread
+
+WAYS := v debug
+LIBNAME_v := hsrts
+LIBNAME_debug := hsrts_debug
+LIBNAME_asan := hsrts_asan
+CFLAGS_v := -O2 -g -DNDEBUG
+CFLAGS_debug := -O0 -g3 -DDEBUG
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS_asan := -O1 -g3 -DDEBUG $(SANITIZE)
+
+RTS_SRCS := $(sort $(wildcard rts/*.c rts/*/*.c))
+RTS_HDRS := $(wildcard include/*.h include/rts/*.h rts/*.h rts/*/*.h)
+
+define WAY_template
+OBJS_$(1) := $$(patsubst %.c,build/$(1)/%.o,$$(RTS_SRCS))
+build/$(1)/%.o: %.c $$(CONFIG_MK)
+	@mkdir -p $$(@D)
+	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS_$(1)) -MMD -MP -c $$< -o $$@
+build/lib/lib$$(LIBNAME_$(1)).a: $$(OBJS_$(1))
+	@mkdir -p $$(@D)
+	rm -f $$@ && ar rcs $$@ $$^
+build/lib/lib$$(LIBNAME_$(1)).so.$(VERSION): $$(OBJS_$(1))
+	@mkdir -p $$(@D)
+	$$(CC) -shared -Wl,--as-needed -Wl,-soname,lib$$(LIBNAME_$(1)).so.$(SOVERSION) $$(CFLAGS_$(1)) \
+	    -o $$@ $$^ $$(RTS_LIBS)
+	ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so.$(SOVERSION)
+	ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so
+-include $$(OBJS_$(1):.o=.d)
+endef
+$(foreach w,$(WAYS) asan,$(eval $(call WAY_template,$(w))))
+
+LIBS_STATIC := $(foreach w,$(WAYS),build/lib/lib$(LIBNAME_$(w)).a)
+LIBS_SHARED := $(foreach w,$(WAYS),build/lib/lib$(LIBNAME_$(w)).so.$(VERSION))
+
+.PHONY: all libs
+all: libs build/hsrts.pc build/hsrts-debug.pc
+libs: $(LIBS_STATIC) $(LIBS_SHARED)
+
+# --------------------------------------------------------------------------
+# pkg-config files. prefix may be given to make (make install prefix=/opt).
+
+prefix ?= /usr/local
+exec_prefix ?= $(prefix)
+libdir ?= $(exec_prefix)/lib
+includedir ?= $(prefix)/include
+bindir ?= $(exec_prefix)/bin
+
+# $(call PC_template,<pc name>,<library name>)
+define PC_template
+build/$(1).pc: mk/hsrts.pc.in $$(CONFIG_MK) FORCE
+	@mkdir -p $$(@D)
+	@sed -e 's|@prefix@|$$(prefix)|; s|@libdir@|$$(libdir)|; s|@includedir@|$$(includedir)|' \
+	     -e 's|@VERSION@|$$(VERSION)|; s|@NAME@|$(1)|; s|@LIBNAME@|$(2)|' \
+	     -e 's|@LIBS_PRIVATE@|$$(RTS_LIBS)|' $$< > $$@.tmp
+	@cmp -s $$@.tmp $$@ || mv $$@.tmp $$@; rm -f $$@.tmp
+endef
+$(eval $(call PC_template,hsrts,hsrts))
+$(eval $(call PC_template,hsrts-debug,hsrts_debug))
+
+.PHONY: FORCE
+FORCE:
+
+.PHONY: install uninstall
+install: all
+	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/hsrts/rts
+	install -m 644 include/*.h $(DESTDIR)$(includedir)/hsrts/
+	install -m 644 include/rts/*.h $(DESTDIR)$(includedir)/hsrts/rts/
+	install -m 644 $(LIBS_STATIC) $(DESTDIR)$(libdir)/
+	install -m 755 $(LIBS_SHARED) $(DESTDIR)$(libdir)/
+	for w in $(foreach w,$(WAYS),$(LIBNAME_$(w))); do \
+	    ln -sf lib$$w.so.$(VERSION) $(DESTDIR)$(libdir)/lib$$w.so.$(SOVERSION); \
+	    ln -sf lib$$w.so.$(VERSION) $(DESTDIR)$(libdir)/lib$$w.so; done
+	install -m 644 build/hsrts.pc build/hsrts-debug.pc $(DESTDIR)$(libdir)/pkgconfig/
+
+uninstall:
+	rm -rf $(DESTDIR)$(includedir)/hsrts $(DESTDIR)$(libdir)/pkgconfig/hsrts*.pc
+	for w in $(foreach w,$(WAYS),$(LIBNAME_$(w))); do \
+	    rm -f $(DESTDIR)$(libdir)/lib$$w.a $(DESTDIR)$(libdir)/lib$$w.so*; done
+
+# --------------------------------------------------------------------------
+# Programs linked against a way's static library.
+
+PROG_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -Iinclude -D_GNU_SOURCE
+link_way = build/lib/lib$(LIBNAME_$(1)).a $(RTS_LIBS)
+
+BENCH_SRCS := $(wildcard bench/*.c)
+build/bench/%: bench/%.c $(RTS_HDRS) build/lib/libhsrts.a
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -O2 -g -o $@ $< $(call link_way,v)
+build/bench/debug/%: bench/%.c $(RTS_HDRS) build/lib/libhsrts_debug.a
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -O0 -g -o $@ $< $(call link_way,debug)
+
+DEMO_DEPTH ?= 18
+.PHONY: run
+run: all build/bench/binarytrees
+	build/bench/binarytrees $(DEMO_DEPTH) +RTS -s -RTS
+
+# --------------------------------------------------------------------------
+# Tests. Every tests/unit/check_*.c is a Check program; tests/support/*.c is
+# shared by them (the mock mutator). Integration tests are shell scripts.
+# Further test makefiles (one per subsystem) live in mk/*.mk.
+
+TEST_SUPPORT_SRCS := $(wildcard tests/support/*.c)
+UNIT_SRCS := $(wildcard tests/unit/check_*.c)
+UNIT_TESTS_debug := $(patsubst tests/unit/%.c,build/tests/debug/%,$(UNIT_SRCS))
+UNIT_TESTS_v := $(patsubst tests/unit/%.c,build/tests/v/%,$(UNIT_SRCS))
+UNIT_TESTS_asan := $(patsubst tests/unit/%.c,build/tests/asan/%,$(UNIT_SRCS))
+TEST_CFLAGS := $(PROG_CFLAGS) -Irts -Itests/support $(CHECK_CFLAGS) -Wno-missing-prototypes
+TEST_CFLAGS_v := -O2 -g
+TEST_CFLAGS_debug := -O0 -g3 -DDEBUG
+TEST_CFLAGS_asan := -O1 -g3 -DDEBUG $(SANITIZE)
+
+define TEST_template
+build/tests/$(1)/%: tests/unit/%.c $$(TEST_SUPPORT_SRCS) $$(wildcard tests/support/*.h) $$(RTS_HDRS) build/lib/lib$$(LIBNAME_$(1)).a
+	@mkdir -p $$(@D)
+	$$(CC) $$(TEST_CFLAGS) $$(TEST_CFLAGS_$(1)) -o $$@ $$< $$(TEST_SUPPORT_SRCS) \
+	    build/lib/lib$$(LIBNAME_$(1)).a $$(CHECK_LIBS) $$(RTS_LIBS)
+endef
+$(foreach w,v debug asan,$(eval $(call TEST_template,$(w))))
+
+.PHONY: check check-run check-asan check-asan-run check-unit check-integration check-valgrind
+check:
+	@mk/deps.sh check
+	@grep -q '^HAVE_CHECK = yes' $(CONFIG_MK) || ./configure -q
+	@$(MAKE) --no-print-directory check-run
+
+CHECK_TARGETS := check-unit check-integration check-valgrind check-notes
+check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
+	@$(MAKE) --no-print-directory $(CHECK_TARGETS)
+	@echo "hsrts: all tests passed"
+
+check-unit: $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
+	@tests/run-unit.sh $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
+
+INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees
+check-integration: $(INTEGRATION_PROGS) all
+	@tests/integration/run.sh
+
+check-valgrind: build/bench/binarytrees
+	@if [ -z "$(VALGRIND)" ]; then echo "check-valgrind: valgrind is not installed" >&2; exit 1; fi
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    build/bench/binarytrees 10 > /dev/null
+
+check-notes:
+	@tests/check-notes.sh
+
+check-asan:
+	@mk/deps.sh check
+	@grep -q '^HAVE_CHECK = yes' $(CONFIG_MK) || ./configure -q
+	@$(MAKE) --no-print-directory check-asan-run
+
+check-asan-run: $(UNIT_TESTS_asan)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	    tests/run-unit.sh $(UNIT_TESTS_asan)
+
+-include $(sort $(wildcard mk/*.mk))
+
+# --------------------------------------------------------------------------
+
+.PHONY: format clean distclean
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build
+
+distclean: clean
+	rm -rf configure config.log config.status autom4te.cache aclocal.m4 mk/aux \
+	    mk/config.mk rts/hsrts_config.h rts/hsrts_config.h.in rts/hsrts_config.h.in~

@@ -1,0 +1,50 @@
+/*
+ * hsrts public header: allocation.
+ *
+ * rts_alloc() is the fast path generated code inlines: for a small object
+ * it is one compare and one bump of the capability's Hp. When the current
+ * nursery block is full it calls the runtime, which takes the next block or
+ * stops to collect. Either way the words come back uninitialised: the caller
+ * must write a header (and every pointer field) before its next allocation
+ * or safepoint, and must not keep unrooted heap pointers across the call.
+ */
+#ifndef HSRTS_RTS_ALLOC_H
+#define HSRTS_RTS_ALLOC_H
+
+#include "rts/Regs.h"
+
+/* Out-of-line paths (may collect). */
+extern RTS_EXPORT StgPtr rts_alloc_slow(Capability *cap, StgWord words);
+extern RTS_EXPORT StgPtr rts_alloc_large(Capability *cap, StgWord words);
+
+RTS_INLINE StgPtr rts_alloc(Capability *cap, StgWord words)
+{
+    /* Constant-folded away when `words` is known at compile time. */
+    if (words < LARGE_OBJECT_THRESHOLD_W) {
+        HsRegs *r = HS_REGS(cap);
+        StgPtr p = r->hp;
+        if (RTS_LIKELY(p + words <= r->hplim)) {
+            r->hp = p + words;
+            return p;
+        }
+        return rts_alloc_slow(cap, words);
+    }
+    return rts_alloc_large(cap, words);
+}
+
+/*
+ * Constructors of the runtime's own object kinds. Each may collect.
+ * Arrays and mutable variables come back clean and fully initialised.
+ */
+extern RTS_EXPORT StgArrBytes *rts_new_byte_array(Capability *cap, StgWord bytes);
+/* A pinned byte array: never moves while it is alive. */
+extern RTS_EXPORT StgArrBytes *rts_new_pinned_byte_array(Capability *cap, StgWord bytes);
+extern RTS_EXPORT StgMutArrPtrs *rts_new_array(Capability *cap, StgWord n, StgClosure *init);
+extern RTS_EXPORT StgSmallMutArrPtrs *rts_new_small_array(Capability *cap, StgWord n,
+                                                          StgClosure *init);
+extern RTS_EXPORT StgMutVar *rts_new_mut_var(Capability *cap, StgClosure *init);
+
+/* Is p (untagged) inside the collected heap? Static closures are not. */
+extern RTS_EXPORT int rts_is_heap_alloced(const void *p);
+
+#endif /* HSRTS_RTS_ALLOC_H */

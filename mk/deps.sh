@@ -1,0 +1,56 @@
+#!/bin/sh
+# Make sure the Debian packages a make target needs are installed.
+#
+#   mk/deps.sh build|check|bench
+#
+# As root with apt-get, missing packages are installed (the list is printed
+# first). Otherwise the exact apt-get line is printed and the script fails.
+set -eu
+
+build_pkgs="gcc make autoconf automake pkgconf libnuma-dev libunwind-dev libjemalloc-dev"
+check_pkgs="$build_pkgs check valgrind clang libclang-rt-14-dev"
+bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine"
+
+case "${1:-build}" in
+    build) want=$build_pkgs ;;
+    check) want=$check_pkgs ;;
+    bench) want=$bench_pkgs ;;
+    *) echo "mk/deps.sh: unknown profile '$1' (build, check or bench)" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "mk/deps.sh: not a Debian system; make sure these are installed: $want" >&2
+    exit 0
+fi
+
+missing=""
+for p in $want; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "hsrts: installing missing Debian packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    # Refresh the package lists once if they are missing or a first try fails.
+    if [ -z "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v -e lock -e partial)" ]; then
+        apt-get update -qq
+    fi
+    # shellcheck disable=SC2086
+    if ! apt-get install -y -qq $missing >/dev/null; then
+        apt-get update -qq
+        # shellcheck disable=SC2086
+        apt-get install -y -qq $missing >/dev/null
+    fi
+    exit 0
+fi
+
+echo "hsrts: missing Debian packages:$missing" >&2
+echo "hsrts: install them with:" >&2
+echo "    sudo apt-get install -y$missing" >&2
+exit 1

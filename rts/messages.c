@@ -1,0 +1,102 @@
+/*
+ * Messages to the user. See messages.h.
+ */
+#include "messages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hsrts_config.h"
+
+static const char *prog_name = "<unknown>";
+static void (*exit_hook)(int code);
+
+void msg_set_prog_name(const char *argv0)
+{
+    if (argv0 == NULL || argv0[0] == '\0') {
+        prog_name = "<unknown>";
+        return;
+    }
+    const char *slash = strrchr(argv0, '/');
+    prog_name = slash ? slash + 1 : argv0;
+}
+
+const char *msg_prog_name(void) { return prog_name; }
+
+void msg_verror(const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: ", prog_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void msg_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    msg_verror(fmt, ap);
+    va_end(ap);
+}
+
+void msg_sys_error(const char *fmt, ...)
+{
+    int saved = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fprintf(stderr, "%s: ", prog_name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, ": %s\n", strerror(saved));
+    fflush(stderr);
+    va_end(ap);
+}
+
+void msg_debug(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+}
+
+void msg_set_exit_hook(void (*hook)(int code)) { exit_hook = hook; }
+
+void msg_exit(int code)
+{
+    void (*hook)(int) = exit_hook;
+    exit_hook = NULL; /* a hook that fails must not loop back here */
+    if (hook)
+        hook(code);
+    fflush(stdout);
+    fflush(stderr);
+    exit(code);
+}
+
+void msg_fatal(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    msg_verror(fmt, ap);
+    va_end(ap);
+    msg_exit(code);
+}
+
+void msg_barf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fprintf(stderr, "%s: internal error: ", prog_name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n    (hsrts version %s for %s)\n"
+                    "    Please report this as an hsrts bug.\n",
+            HSRTS_VERSION, HSRTS_HOST_PLATFORM);
+    fflush(stderr);
+    va_end(ap);
+    abort();
+}
