@@ -22,7 +22,6 @@ RTS_INFO(stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info);
 RTS_INFO(stg_MUT_VAR_CLEAN_info);
 RTS_INFO(stg_MUT_VAR_DIRTY_info);
 RTS_INFO(stg_WEAK_info);
-RTS_INFO(stg_DEAD_WEAK_info);
 RTS_INFO(stg_STABLE_NAME_info);
 RTS_INFO(stg_TSO_info);
 RTS_INFO(stg_STACK_info);

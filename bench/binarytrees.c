@@ -1,0 +1,106 @@
+/*
+ * binary-trees (the Computer Language Benchmarks Game) against hsrts's
+ * public API, written as a compiler's C backend would emit it for
+ *
+ *     data Tree = Nil | Node !Tree !Tree
+ *
+ * Nil is a static closure; Node is a heap constructor with two pointer
+ * fields. Pointers carry the constructor tag (Nil = 1, Node = 2). Every heap
+ * pointer that lives across an allocation sits in a root frame.
+ *
+ * Usage: binarytrees [depth] [+RTS options -RTS]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "Rts.h"
+
+static const StgInfoTable nil_info = {
+    .type = CONSTR_STATIC, .tag = 0, .ptrs = 0, .nptrs = 0, .name = "main:Main.Nil"};
+static const StgInfoTable node_info = HS_CONSTR_INFO(1, 2, 0, "main:Main.Node");
+static const StgClosure nil_closure = {.info = &nil_info};
+
+#define NIL TAG_CLOSURE(1, &nil_closure)
+#define NODE_TAG 2
+
+typedef struct {
+    StgClosure *left, *right;
+} NodeRoots;
+
+static StgClosure *make_node(Capability *cap, StgClosure *left, StgClosure *right)
+{
+    /* No allocation happens between reading left/right and storing them. */
+    StgClosure *n = (StgClosure *)rts_alloc(cap, 3);
+    n->info = &node_info;
+    n->payload[0] = left;
+    n->payload[1] = right;
+    return TAG_CLOSURE(NODE_TAG, n);
+}
+
+static StgClosure *bottom_up(Capability *cap, int depth)
+{
+    if (depth <= 0) {
+        StgClosure *n = (StgClosure *)rts_alloc(cap, 3);
+        n->info = &node_info;
+        n->payload[0] = NIL;
+        n->payload[1] = NIL;
+        return TAG_CLOSURE(NODE_TAG, n);
+    }
+    NodeRoots *r = HS_ROOTS(cap, NodeRoots);
+    r->left = bottom_up(cap, depth - 1);
+    r->right = bottom_up(cap, depth - 1);
+    StgClosure *n = make_node(cap, NULL, NULL);
+    UNTAG(n)->payload[0] = r->left;
+    UNTAG(n)->payload[1] = r->right;
+    HS_POP_ROOTS(cap, r);
+    return n;
+}
+
+/* Counts nodes; no allocation, so no roots needed. */
+static long check(StgClosure *t)
+{
+    long n = 0;
+    while (GET_TAG(t) == NODE_TAG) {
+        StgClosure *node = UNTAG(t);
+        n += 1 + check(node->payload[0]);
+        t = node->payload[1];
+    }
+    return n;
+}
+
+typedef struct {
+    StgClosure *long_lived;
+} MainRoots;
+
+int main(int argc, char *argv[])
+{
+    hs_init(&argc, &argv);
+    int n = argc > 1 ? atoi(argv[1]) : 10;
+    if (n < 0 || n > 30) {
+        fprintf(stderr, "binarytrees: depth must be between 0 and 30\n");
+        hs_exit();
+        return 1;
+    }
+    const int min_depth = 4;
+    int max_depth = n < min_depth + 2 ? min_depth + 2 : n;
+
+    Capability *cap = rts_lock();
+    int stretch = max_depth + 1;
+    printf("stretch tree of depth %d\t check: %ld\n", stretch, check(bottom_up(cap, stretch)));
+
+    MainRoots *r = HS_ROOTS(cap, MainRoots);
+    r->long_lived = bottom_up(cap, max_depth);
+
+    for (int d = min_depth; d <= max_depth; d += 2) {
+        long iterations = 1L << (max_depth - d + min_depth);
+        long sum = 0;
+        for (long i = 0; i < iterations; i++)
+            sum += check(bottom_up(cap, d));
+        printf("%ld\t trees of depth %d\t check: %ld\n", iterations, d, sum);
+    }
+    printf("long lived tree of depth %d\t check: %ld\n", max_depth, check(r->long_lived));
+    HS_POP_ROOTS(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+    return 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * Capabilities: the right to run code that touches the heap.
+ *
+ * A capability owns an allocation area (its nursery chunk), the current
+ * thread's registers (HsRegs, first so generated code reaches them with a
+ * cast), a remembered set per generation and a pinned-object block. An OS
+ * thread holds at most one capability at a time, between rts_lock() and
+ * rts_unlock(); without one it must not touch the heap.
+ *
+ * Locking: `lock` guards in_use/owner; everything else belongs to the OS
+ * thread holding the capability, or to the collector while the world is
+ * stopped.
+ */
+#ifndef RTS_CAPABILITY_H
+#define RTS_CAPABILITY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "Rts.h"
+#include "sm/block.h"
+
+struct nursery_;
+
+struct Capability_ {
+    HsRegs r; /* must be first: see HS_REGS */
+    uint32_t no;
+    uint32_t node; /* NUMA node */
+
+    /* Allocation. */
+    struct nursery_ *nursery; /* the nursery chunk in use */
+    bdescr *current_nursery;  /* the block r.hp points into */
+    bdescr *pinned_block;     /* current pinned-object block, or NULL */
+    bdescr *pinned_blocks;    /* full pinned blocks since the last GC */
+
+    /* Remembered sets: mut_lists[g] for g in 1..G-1 (see sm/mut_list.h). */
+    bdescr **mut_lists;
+
+    /* Ownership. */
+    pthread_mutex_t lock;
+    pthread_cond_t released;
+    bool in_use;
+    pthread_t owner;
+};
+
+extern Capability **capabilities;
+extern uint32_t n_capabilities;
+
+void cap_init(void);
+void cap_exit(void);
+
+/* The capability the calling OS thread holds, or NULL. */
+Capability *cap_mine(void);
+
+/* Check a capability's invariants (debug and sanity). */
+void cap_check(const Capability *cap);
+
+#endif /* RTS_CAPABILITY_H */

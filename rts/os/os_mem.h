@@ -1,0 +1,41 @@
+/*
+ * The OS memory interface: reserve address space, commit and decommit it.
+ * The only place that calls mmap/madvise for the heap (STYLE.md item 9).
+ */
+#ifndef RTS_OS_MEM_H
+#define RTS_OS_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Reserve `bytes` of address space, aligned to `align` (a power of two),
+ * inaccessible until committed. `hint` (0 = anywhere) is where to try
+ * first. Returns NULL if the OS refuses.
+ */
+void *os_reserve(size_t bytes, size_t align, uintptr_t hint);
+
+/* Make [p, p+bytes) readable and writable (zero-filled). false on failure. */
+bool os_commit(void *p, size_t bytes);
+
+/*
+ * Tell the OS the contents of [p, p+bytes) are no longer needed. With
+ * `lazy`, MADV_FREE (the OS takes the pages when it wants them); otherwise
+ * MADV_DONTNEED (they go at once). The range stays reserved.
+ */
+void os_decommit(void *p, size_t bytes, bool lazy);
+
+/* Give a reservation back entirely. */
+void os_release(void *p, size_t bytes);
+
+/* Physical memory of the machine in bytes, or 0 if unknown. */
+uint64_t os_physical_memory(void);
+
+/*
+ * Fault injection for tests: when HSRTS_FAIL_OS_ALLOC=N is set in the
+ * environment, the N-th call to os_commit (counting from 1) fails.
+ */
+void os_mem_init_fault_injection(void);
+
+#endif /* RTS_OS_MEM_H */

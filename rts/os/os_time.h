@@ -1,0 +1,16 @@
+/*
+ * Clocks and process counters for the statistics.
+ */
+#ifndef RTS_OS_TIME_H
+#define RTS_OS_TIME_H
+
+#include <stdint.h>
+
+/* Nanoseconds. */
+int64_t os_time_monotonic_ns(void);
+int64_t os_time_process_cpu_ns(void);
+int64_t os_time_thread_cpu_ns(void);
+/* Page faults (major) of the process so far. */
+uint64_t os_page_faults(void);
+
+#endif /* RTS_OS_TIME_H */

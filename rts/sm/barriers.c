@@ -1,0 +1,63 @@
+/*
+ * The slow paths of the write barriers in include/rts/Barriers.h.
+ * See Note [Remembered sets] in mut_list.h.
+ */
+#include <string.h>
+
+#include "Rts.h"
+#include "messages.h"
+#include "sm/block.h"
+#include "sm/layout.h"
+#include "sm/mblock.h"
+#include "sm/mut_list.h"
+
+/* Record p if it lives in an old generation. */
+RTS_INLINE void remember(Capability *cap, StgClosure *p)
+{
+    bdescr *bd = Bdescr(p);
+    if (bd->gen_no > 0)
+        mut_list_record(cap, p, bd->gen_no);
+}
+
+void rts_dirty_mut_var(Capability *cap, StgMutVar *mv)
+{
+    mv->info = &stg_MUT_VAR_DIRTY_info;
+    remember(cap, (StgClosure *)mv);
+}
+
+void rts_dirty_mut_arr(Capability *cap, StgMutArrPtrs *a)
+{
+    a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
+    remember(cap, (StgClosure *)a);
+}
+
+void rts_dirty_small_mut_arr(Capability *cap, StgSmallMutArrPtrs *a)
+{
+    a->info = &stg_SMALL_MUT_ARR_PTRS_DIRTY_info;
+    remember(cap, (StgClosure *)a);
+}
+
+void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
+{
+    StgClosure *t = UNTAG(thunk);
+    const StgInfoTable *info = t->info;
+    StgWord size;
+    switch (info->type) {
+    case THUNK:
+    case AP:
+    case THUNK_SELECTOR:
+    case BLACKHOLE:
+        size = layout_of(t, info).size;
+        break;
+    default:
+        msg_fatal(EXIT_INTERNAL_ERROR,
+                  "rts_update_thunk: %p is not a thunk (closure type %u)", (void *)t,
+                  (unsigned)info->type);
+    }
+    ((StgInd *)t)->indirectee = value;
+    /* See Note [Heap walkability] in sm/layout.h. */
+    memset((StgWord *)t + SIZEOF_W(StgInd), 0, (size - SIZEOF_W(StgInd)) * sizeof(StgWord));
+    __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
+    if (HEAP_ALLOCED(t))
+        remember(cap, t);
+}

@@ -1,0 +1,267 @@
+/*
+ * The collector's driver. One collection:
+ *
+ *   1. sync: every capability's allocation pointer into its block;
+ *   2. pick N (sm/trigger.c); sanity check (-DS);
+ *   3. prepare: generations 0..N become from-space, remembered sets are
+ *      taken off the capabilities, pinned blocks join generation 0;
+ *   4. roots: remembered sets of generations above N, each capability's
+ *      current thread, the thread table;
+ *   5. scavenge to a fixed point (sm/scav.c);
+ *   6. finish: to-space becomes each generation's blocks, from-space and
+ *      dead large objects are freed, nurseries are reset;
+ *   7. resize (sm/trigger.c), sanity check, statistics.
+ */
+#include "sm/gc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flags/flags.h"
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/mut_list.h"
+#include "sm/sanity.h"
+#include "sm/scav.h"
+#include "sm/trigger.h"
+#include "stats/stats.h"
+#include "threads.h"
+
+gc_thread *gct;
+uint64_t gc_count;
+
+static gc_thread the_gc_thread;
+static bdescr ***saved_mut_lists; /* [cap][gen] */
+
+void gc_init(void)
+{
+    memset(&the_gc_thread, 0, sizeof the_gc_thread);
+    the_gc_thread.ws = hooks_calloc(n_generations, sizeof(gen_workspace), "gc workspaces");
+    for (uint32_t g = 0; g < n_generations; g++)
+        the_gc_thread.ws[g].gen = &generations[g];
+    saved_mut_lists = hooks_calloc(n_capabilities, sizeof(bdescr **), "gc saved mut lists");
+    for (uint32_t c = 0; c < n_capabilities; c++)
+        saved_mut_lists[c] = hooks_calloc(n_generations, sizeof(bdescr *), "gc saved mut lists");
+    gct = &the_gc_thread;
+    gc_count = 0;
+}
+
+void gc_exit(void)
+{
+    if (saved_mut_lists) {
+        for (uint32_t c = 0; c < n_capabilities; c++)
+            free(saved_mut_lists[c]);
+        free(saved_mut_lists);
+        saved_mut_lists = NULL;
+    }
+    free(the_gc_thread.ws);
+    the_gc_thread.ws = NULL;
+    gct = NULL;
+}
+
+StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size)
+{
+    bdescr *bd = ws->todo_bd;
+    if (size > BLOCK_SIZE_W)
+        msg_barf("gc: a %lu-word object is not a large object", (unsigned long)size);
+    if (bd) {
+        bd->free = ws->todo_free;
+        if (bd == gct->scan_bd) {
+            /* The scanner is inside this block; it will retire it. */
+        } else if (bd->u.scan >= bd->free) {
+            bd->link = ws->scavd_list;
+            ws->scavd_list = bd;
+        } else {
+            bd->link = ws->todo_q;
+            ws->todo_q = bd;
+        }
+    }
+    generation *gen = ws->gen;
+    bd = bd_alloc_block_lock();
+    bd->gen = gen;
+    bd->gen_no = (uint16_t)gen->no;
+    bd->dest_no = (uint16_t)gen->to->no;
+    bd->flags = BF_EVACUATED;
+    bd->u.scan = bd->start;
+    ws->todo_bd = bd;
+    ws->todo_free = bd->start;
+    ws->todo_lim = bd->start + BLOCK_SIZE_W;
+    return ws->todo_free;
+}
+
+static void prepare_collected_gen(generation *gen)
+{
+    gen->old_blocks = gen->blocks;
+    gen->n_old_blocks = gen->n_blocks;
+    for (bdescr *bd = gen->old_blocks; bd; bd = bd->link)
+        bd->flags &= (uint16_t)~BF_EVACUATED;
+    gen->blocks = NULL;
+    gen->n_blocks = 0;
+    gen->n_words = 0;
+    gen->old_large_objects = gen->large_objects;
+    for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
+        bd->flags &= (uint16_t)~BF_EVACUATED;
+    gen->large_objects = NULL;
+    gen->n_large_blocks = 0;
+    gen->n_large_words = 0;
+}
+
+static void prepare(uint32_t N)
+{
+    for (uint32_t c = 0; c < n_capabilities; c++) {
+        Capability *cap = capabilities[c];
+        /* Pinned blocks become generation-0 large objects. */
+        if (cap->pinned_block) {
+            cap->pinned_block->link = cap->pinned_blocks;
+            cap->pinned_blocks = cap->pinned_block;
+            cap->pinned_block = NULL;
+        }
+        for (bdescr *bd = cap->pinned_blocks, *next; bd; bd = next) {
+            next = bd->link;
+            sm_link_large(g0, bd);
+        }
+        cap->pinned_blocks = NULL;
+        /* Remembered sets: scavenged as roots (g > N) or dropped (g <= N). */
+        for (uint32_t g = 1; g < n_generations; g++) {
+            saved_mut_lists[c][g] = cap->mut_lists[g];
+            cap->mut_lists[g] = mut_list_new_block();
+        }
+    }
+    for (uint32_t g = 0; g <= N; g++)
+        prepare_collected_gen(&generations[g]);
+    for (uint32_t g = 0; g < n_generations; g++) {
+        gen_workspace *ws = &gct->ws[g];
+        ws->todo_bd = NULL;
+        ws->todo_free = ws->todo_lim = NULL;
+        ws->todo_q = ws->scavd_list = ws->todo_large = ws->large_done = NULL;
+    }
+    gct->cap = capabilities[0];
+    gct->copied_words = 0;
+    gct->eager_promotion = true;
+    gct->failed_to_evac = false;
+    gct->scan_bd = NULL;
+}
+
+/* Move a workspace's to-space blocks and large objects into its generation. */
+static void finish_workspace(gen_workspace *ws)
+{
+    generation *gen = ws->gen;
+    bdescr *bd = ws->todo_bd;
+    if (bd) {
+        bd->free = ws->todo_free;
+        if (bd->free == bd->start) {
+            bd_free_group_lock(bd);
+        } else {
+            bd->link = ws->scavd_list;
+            ws->scavd_list = bd;
+        }
+        ws->todo_bd = NULL;
+    }
+    for (bdescr *next; (bd = ws->scavd_list) != NULL; ws->scavd_list = next) {
+        next = bd->link;
+        bd->link = gen->blocks;
+        gen->blocks = bd;
+        gen->n_blocks += bd->blocks;
+        gen->n_words += bd_words(bd);
+    }
+    for (bdescr *next; (bd = ws->large_done) != NULL; ws->large_done = next) {
+        next = bd->link;
+        sm_link_large(gen, bd);
+    }
+}
+
+static void free_dead_large_objects(generation *gen)
+{
+    bdescr *bd = gen->old_large_objects;
+    gen->old_large_objects = NULL;
+    sm_lock();
+    while (bd) {
+        bdescr *next = bd->link;
+        bd_free_group(bd);
+        bd = next;
+    }
+    sm_unlock();
+}
+
+void gc_collect(Capability *cap, bool force_major, GcReason reason)
+{
+    (void)reason;
+    stats_gc_start();
+    if (rts_flags.gc.ring_bell) {
+        fputc('\a', stderr);
+        fflush(stderr);
+    }
+
+    for (uint32_t c = 0; c < n_capabilities; c++)
+        sm_sync_cap(capabilities[c]);
+    uint64_t allocated_words = sm_allocated_since_gc();
+
+    uint32_t N = trigger_choose_gen(force_major);
+    bool major = N == n_generations - 1;
+
+#ifdef DEBUG
+    if (rts_flags.debug.sanity)
+        sanity_check_heap("before GC", false);
+#endif
+
+    prepare(N);
+
+    /* Roots. */
+    scav_mut_lists(saved_mut_lists, N);
+    gct->evac_gen_no = 0;
+    for (uint32_t c = 0; c < n_capabilities; c++)
+        if (capabilities[c]->r.tso)
+            evacuate((StgClosure **)&capabilities[c]->r.tso);
+    threads_evacuate_roots();
+
+    scav_loop();
+
+    /* Finish. */
+    for (uint32_t g = 0; g < n_generations; g++)
+        finish_workspace(&gct->ws[g]);
+    for (uint32_t g = 0; g <= N; g++) {
+        generation *gen = &generations[g];
+        bd_free_chain_lock(gen->old_blocks);
+        gen->old_blocks = NULL;
+        gen->n_old_blocks = 0;
+        free_dead_large_objects(gen);
+        gen->collections++;
+        for (uint32_t c = 0; c < n_capabilities; c++) {
+            bd_free_chain_lock(saved_mut_lists[c][g]);
+            saved_mut_lists[c][g] = NULL;
+        }
+    }
+    sm_reset_nurseries();
+    sm_large_alloc_blocks = 0;
+    gc_count++;
+
+    /* Live data and slop, over every generation. */
+    uint64_t live_words = 0, large_words = 0, slop_words = 0;
+    for (uint32_t g = 0; g < n_generations; g++) {
+        generation *gen = &generations[g];
+        gen->live_words = gen->n_words + gen->n_large_words;
+        live_words += gen->live_words;
+        large_words += gen->n_large_words;
+        slop_words += (gen->n_blocks + gen->n_large_blocks) * BLOCK_SIZE_W - gen->live_words;
+    }
+
+    trigger_after_gc(N, gct->copied_words, live_words);
+
+#ifdef DEBUG
+    if (rts_flags.debug.sanity)
+        sanity_check_heap("after GC", true);
+#endif
+
+    GcStatsRecord rec = {
+        .gen = N,
+        .major = major,
+        .allocated_bytes = allocated_words * sizeof(StgWord),
+        .copied_bytes = gct->copied_words * sizeof(StgWord),
+        .live_bytes = live_words * sizeof(StgWord),
+        .large_objects_bytes = large_words * sizeof(StgWord),
+        .slop_bytes = slop_words * sizeof(StgWord),
+    };
+    stats_gc_end(cap, &rec);
+}

@@ -1,0 +1,64 @@
+/*
+ * The collector's per-thread state: one workspace per generation, holding
+ * the to-space blocks being filled and scanned (block-structured Cheney).
+ *
+ * Note [To-space blocks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * A workspace copies objects into todo_bd, bumping todo_free up to
+ * todo_lim. A block's u.scan is how far it has been scavenged. When
+ * todo_bd fills it is retired: to scavd_list if fully scanned, to todo_q if
+ * it still holds unscanned objects, or left to the scanner if it is the
+ * block being scanned right now (gct->scan_bd), which moves it to
+ * scavd_list when done. Large objects reached in this GC wait on todo_large
+ * to be scavenged, then go to large_done. The collection is over when no
+ * workspace has unscanned words or large objects left. Every to-space block
+ * has BF_EVACUATED, so evacuate() leaves the objects in it alone.
+ *
+ * One gc_thread now; the parallel collector gives each GC thread its own,
+ * with todo_q as the unit of work stealing.
+ */
+#ifndef RTS_SM_GC_THREAD_H
+#define RTS_SM_GC_THREAD_H
+
+#include <stdbool.h>
+
+#include "sm/storage.h"
+
+typedef struct {
+    generation *gen;
+    bdescr *todo_bd;
+    StgPtr todo_free;
+    StgPtr todo_lim;
+    bdescr *todo_q;     /* full blocks with unscanned objects (link) */
+    bdescr *scavd_list; /* finished blocks (link) */
+    bdescr *todo_large; /* large objects to scavenge (link) */
+    bdescr *large_done; /* large objects reached in this GC (link) */
+} gen_workspace;
+
+typedef struct {
+    Capability *cap;       /* where remembered-set entries go */
+    uint32_t evac_gen_no;  /* copy to at least this generation */
+    bool eager_promotion;  /* promote to evac_gen_no rather than fail */
+    bool failed_to_evac;   /* the object being scavenged still points young */
+    bdescr *scan_bd;       /* block being scavenged, or NULL */
+    uint64_t copied_words; /* words copied in this GC */
+    uint64_t any_work, scav_find_work;
+    gen_workspace *ws;     /* [n_generations] */
+} gc_thread;
+
+extern gc_thread *gct;
+
+/* Retire ws->todo_bd and start a fresh block with room for `size` words. */
+StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size);
+
+RTS_INLINE StgPtr gc_alloc_for_copy(StgWord size, uint32_t gen_no)
+{
+    gen_workspace *ws = &gct->ws[gen_no];
+    StgPtr to = ws->todo_free;
+    if (RTS_UNLIKELY(to + size > ws->todo_lim))
+        to = gc_todo_block_full(ws, size);
+    ws->todo_free = to + size;
+    return to;
+}
+
+#endif /* RTS_SM_GC_THREAD_H */

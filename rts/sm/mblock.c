@@ -1,0 +1,191 @@
+/*
+ * Megablocks. See mblock.h.
+ *
+ * State is one byte per megablock of the reservation. Allocation is first
+ * fit below the high-water mark, then bumps the mark; megablock traffic is
+ * one call per MiB of heap growth, so a linear scan is cheap enough and
+ * needs no auxiliary structure to keep consistent.
+ */
+#include "sm/mblock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "Rts.h"
+#include "flags/flags.h"
+#include "messages.h"
+#include "os/os_mem.h"
+
+enum {
+    MB_NEVER = 0,       /* never committed */
+    MB_IN_USE,          /* owned by the block allocator */
+    MB_FREE,            /* free, committed */
+    MB_FREE_DECOMMITTED /* free, pages returned to the OS */
+};
+
+uintptr_t mblock_heap_base;
+uintptr_t mblock_heap_size;
+
+static uint8_t *state;
+static uint64_t n_mblocks; /* in the reservation */
+static uint64_t hw;        /* megablocks [0, hw) have been used at some time */
+static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
+static bool lazy_return;
+
+#define MIN_RESERVATION ((uint64_t)256 << 20)
+
+void mblock_init(void)
+{
+    uint64_t want = rts_flags.gc.address_space_bytes;
+    uint64_t size = want & ~(uint64_t)MBLOCK_MASK;
+    void *p = NULL;
+    /*
+     * -xr is a request: when the OS (ulimit -v, a small address space)
+     * refuses, halve it down to a floor rather than fail at start-up.
+     */
+    while (size >= MIN_RESERVATION) {
+        p = os_reserve(size, MBLOCK_SIZE, rts_flags.gc.heap_base);
+        if (p)
+            break;
+        size /= 2;
+    }
+    if (!p)
+        msg_fatal(EXIT_INTERNAL_ERROR, "could not reserve %llu bytes of address space for the heap "
+                                    "(-xr); the OS refused even %llu bytes",
+                  (unsigned long long)want, (unsigned long long)MIN_RESERVATION);
+    mblock_heap_base = (uintptr_t)p;
+    mblock_heap_size = size;
+    n_mblocks = size >> MBLOCK_SHIFT;
+    state = calloc(n_mblocks, 1);
+    if (!state)
+        msg_fatal(EXIT_INTERNAL_ERROR, "out of memory for the megablock map");
+    hw = n_in_use = n_free_committed = n_free_decommitted = peak_committed = 0;
+    lazy_return = !rts_flags.gc.disable_delayed_os_memory_return;
+}
+
+void mblock_exit(void)
+{
+    if (mblock_heap_base) {
+        os_release((void *)mblock_heap_base, mblock_heap_size);
+        mblock_heap_base = 0;
+        mblock_heap_size = 0;
+    }
+    free(state);
+    state = NULL;
+}
+
+static void *mb_addr(uint64_t i) { return (void *)(mblock_heap_base + (i << MBLOCK_SHIFT)); }
+
+static uint64_t mb_index(const void *p) { return ((uintptr_t)p - mblock_heap_base) >> MBLOCK_SHIFT; }
+
+/* Commit the not-yet-committed megablocks of [i, i+n), in maximal runs. */
+static bool commit_range(uint64_t i, uint64_t n)
+{
+    uint64_t j = i;
+    while (j < i + n) {
+        if (state[j] == MB_FREE) {
+            j++;
+            continue;
+        }
+        uint64_t run = j;
+        while (run < i + n && state[run] != MB_FREE)
+            run++;
+        if (!os_commit(mb_addr(j), (run - j) << MBLOCK_SHIFT))
+            return false;
+        j = run;
+    }
+    return true;
+}
+
+void *mblock_alloc_group(uint32_t n, uint32_t node)
+{
+    (void)node; /* one pool until NUMA pools land */
+    uint64_t start = hw;
+    if (n_free_committed + n_free_decommitted >= n) {
+        uint64_t run = 0;
+        for (uint64_t i = 0; i < hw; i++) {
+            if (state[i] == MB_FREE || state[i] == MB_FREE_DECOMMITTED) {
+                if (++run == n) {
+                    start = i + 1 - n;
+                    break;
+                }
+            } else {
+                run = 0;
+            }
+        }
+    }
+    if (start + n > n_mblocks)
+        return NULL;
+    if (!commit_range(start, n))
+        return NULL;
+    for (uint64_t i = start; i < start + n; i++) {
+        if (state[i] == MB_FREE)
+            n_free_committed--;
+        else if (state[i] == MB_FREE_DECOMMITTED)
+            n_free_decommitted--;
+        state[i] = MB_IN_USE;
+    }
+    if (start + n > hw)
+        hw = start + n;
+    n_in_use += n;
+    if (n_in_use + n_free_committed > peak_committed)
+        peak_committed = n_in_use + n_free_committed;
+    return mb_addr(start);
+}
+
+void mblock_free_group(void *mb, uint32_t n)
+{
+    uint64_t i = mb_index(mb);
+    for (uint64_t j = i; j < i + n; j++) {
+        if (state[j] != MB_IN_USE)
+            msg_barf("mblock_free_group: megablock %p is not in use", mb_addr(j));
+        state[j] = MB_FREE;
+    }
+    n_in_use -= n;
+    n_free_committed += n;
+}
+
+uint32_t mblock_release(uint64_t keep)
+{
+    uint32_t released = 0;
+    uint64_t i = hw;
+    while (i > 0 && n_in_use + n_free_committed > keep) {
+        i--;
+        if (state[i] != MB_FREE)
+            continue;
+        /* Extend downwards over a run of free megablocks, up to the excess. */
+        uint64_t excess = n_in_use + n_free_committed - keep;
+        uint64_t lo = i;
+        while (lo > 0 && state[lo - 1] == MB_FREE && i + 1 - lo < excess)
+            lo--;
+        uint64_t len = i + 1 - lo;
+        os_decommit(mb_addr(lo), len << MBLOCK_SHIFT, lazy_return);
+        for (uint64_t j = lo; j <= i; j++)
+            state[j] = MB_FREE_DECOMMITTED;
+        n_free_committed -= len;
+        n_free_decommitted += len;
+        released += (uint32_t)len;
+        i = lo;
+    }
+    return released;
+}
+
+bool mblock_in_use(const void *p)
+{
+    return HEAP_ALLOCED(p) && state[mb_index(p)] == MB_IN_USE;
+}
+
+void *mblock_next_in_use(void *prev)
+{
+    uint64_t i = prev ? mb_index(prev) + 1 : 0;
+    for (; i < hw; i++)
+        if (state[i] == MB_IN_USE)
+            return mb_addr(i);
+    return NULL;
+}
+
+uintptr_t mblock_high_water(void) { return mblock_heap_base + (hw << MBLOCK_SHIFT); }
+
+uint64_t mblock_n_in_use(void) { return n_in_use; }
+uint64_t mblock_n_committed(void) { return n_in_use + n_free_committed; }
+uint64_t mblock_peak_committed(void) { return peak_committed; }

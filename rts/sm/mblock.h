@@ -1,0 +1,64 @@
+/*
+ * Megablocks: the heap's address space, handed out 1 MiB at a time.
+ *
+ * At start-up the heap reserves one aligned range of -xr bytes (default
+ * 1 TiB) and commits megablocks from it on demand, so "is this address in
+ * the heap" is a single range check (HEAP_ALLOCED) and static closures,
+ * which live in the program's data, are never inside it.
+ *
+ * Invariants:
+ *  - every megablock of the reservation is in exactly one state: never used,
+ *    in use (owned by the block allocator), free and committed, or free and
+ *    decommitted (its pages given back to the OS);
+ *  - mblock_n_in_use() + free committed = mblock_n_committed().
+ * Callers hold the storage-manager lock (sm_lock); see sm/storage.h.
+ */
+#ifndef RTS_SM_MBLOCK_H
+#define RTS_SM_MBLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rts/Config.h"
+
+extern uintptr_t mblock_heap_base;
+extern uintptr_t mblock_heap_size;
+
+/* Inside the heap's reservation (one compare: unsigned wrap-around). */
+#define HEAP_ALLOCED(p) ((uintptr_t)(p)-mblock_heap_base < mblock_heap_size)
+
+#define MBLOCK_ROUND_DOWN(p) ((void *)((uintptr_t)(p) & ~MBLOCK_MASK))
+
+/* Reserve the heap's address space from the flags (-xr, -xb). Exits on failure. */
+void mblock_init(void);
+void mblock_exit(void);
+
+/*
+ * n contiguous committed megablocks, for NUMA node `node` (ignored unless
+ * NUMA pools are on). NULL when the reservation is exhausted or the OS
+ * refuses to commit; the caller reports it.
+ */
+void *mblock_alloc_group(uint32_t n, uint32_t node);
+void mblock_free_group(void *mb, uint32_t n);
+
+/*
+ * Decommit free megablocks (highest first) until at most `keep` megablocks
+ * are committed. Lazy (MADV_FREE) unless --disable-delayed-os-memory-return.
+ * Returns how many were decommitted.
+ */
+uint32_t mblock_release(uint64_t keep);
+
+/* Is the megablock holding p in use by the block allocator? (sanity checks) */
+bool mblock_in_use(const void *p);
+
+/* Iterate the megablocks in use: start with NULL; NULL at the end. */
+void *mblock_next_in_use(void *prev);
+
+/* End of the part of the reservation ever used (for heap-wide bitmaps). */
+uintptr_t mblock_high_water(void);
+
+uint64_t mblock_n_in_use(void);
+uint64_t mblock_n_committed(void);
+uint64_t mblock_peak_committed(void);
+
+#endif /* RTS_SM_MBLOCK_H */

@@ -1,0 +1,281 @@
+/*
+ * Scavenging. See Note [To-space blocks] in gc_thread.h and
+ * Note [Remembered sets] in mut_list.h.
+ */
+#include "sm/scav.h"
+
+#include "capability.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/layout.h"
+#include "sm/mut_list.h"
+
+RTS_INLINE void scav_range(StgClosure **fields, StgWord n)
+{
+    for (StgWord i = 0; i < n; i++)
+        evacuate(&fields[i]);
+}
+
+bool scav_stack_is_active(const StgStack *s)
+{
+    for (uint32_t i = 0; i < n_capabilities; i++)
+        if (capabilities[i]->r.stack == s)
+            return true;
+    return false;
+}
+
+static void scav_stack_frames(StgStack *s)
+{
+    StgPtr p = s->sp;
+    StgPtr end = s->stack + s->stack_size;
+    while (p < end) {
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        FrameLayout f = layout_frame(p, info);
+        if (f.size == 0 || p + f.size > end)
+            msg_fatal(EXIT_INTERNAL_ERROR,
+                      "scavenge: bad stack frame at %p (info %p) in stack %p; the stack is corrupt",
+                      (void *)p, (const void *)info, (void *)s);
+        StgClosure **slots = (StgClosure **)(p + f.first_slot);
+        if (f.all_ptrs) {
+            scav_range(slots, f.n_slots);
+        } else {
+            for (StgWord i = 0; i < f.n_slots; i++)
+                if (frame_slot_is_ptr(&f, i))
+                    evacuate(&slots[i]);
+        }
+        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
+            break;
+        p += f.size;
+    }
+}
+
+/*
+ * Scavenge a MUT_ARR_PTRS: every card (a whole array in to-space), or only
+ * the dirty cards (an old array from a remembered set). Each card ends up
+ * marked iff it still points young; the header says whether any does.
+ */
+static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
+{
+    uint8_t *cards = mut_arr_ptrs_cards(a);
+    StgWord n_cards = (a->ptrs + (1u << MUT_ARR_PTRS_CARD_BITS) - 1) >> MUT_ARR_PTRS_CARD_BITS;
+    bool any = false;
+    bool saved = gct->eager_promotion;
+    gct->eager_promotion = false;
+    for (StgWord c = 0; c < n_cards; c++) {
+        if (dirty_cards_only && !cards[c])
+            continue;
+        StgWord lo = c << MUT_ARR_PTRS_CARD_BITS;
+        StgWord hi = lo + (1u << MUT_ARR_PTRS_CARD_BITS);
+        if (hi > a->ptrs)
+            hi = a->ptrs;
+        gct->failed_to_evac = false;
+        scav_range(&a->payload[lo], hi - lo);
+        cards[c] = gct->failed_to_evac;
+        any |= gct->failed_to_evac;
+    }
+    gct->eager_promotion = saved;
+    bool frozen = a->info->type == MUT_ARR_PTRS_FROZEN_CLEAN ||
+                  a->info->type == MUT_ARR_PTRS_FROZEN_DIRTY;
+    if (frozen)
+        a->info = any ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+    else
+        a->info = any ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info;
+    gct->failed_to_evac = any;
+}
+
+/*
+ * Scavenge one object in place; returns its size. Sets gct->failed_to_evac
+ * when the object must stay on (or go onto) a remembered set.
+ * `from_mut_list`: the object is an old one taken from a remembered set.
+ */
+static StgWord scav_object(StgClosure *q, bool from_mut_list)
+{
+    const StgInfoTable *info = q->info;
+    Layout l;
+
+    switch (info->type) {
+    case CONSTR:
+    case FUN:
+        scav_range(q->payload, info->ptrs);
+        return 1 + (StgWord)info->ptrs + info->nptrs;
+
+    case THUNK:
+    case AP:
+    case THUNK_SELECTOR:
+        l = layout_of(q, info);
+        /* A thunk under evaluation left in place: its free variables are dead. */
+        if (!(((StgThunk *)q)->slot & 1))
+            scav_range((StgClosure **)q + l.ptr_off, l.n_ptrs);
+        return l.size;
+
+    case MUT_VAR_CLEAN:
+    case MUT_VAR_DIRTY: {
+        StgMutVar *mv = (StgMutVar *)q;
+        bool saved = gct->eager_promotion;
+        gct->eager_promotion = false;
+        evacuate(&mv->var);
+        gct->eager_promotion = saved;
+        mv->info = gct->failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
+        return 2;
+    }
+
+    case MUT_ARR_PTRS_CLEAN:
+    case MUT_ARR_PTRS_DIRTY:
+    case MUT_ARR_PTRS_FROZEN_CLEAN:
+    case MUT_ARR_PTRS_FROZEN_DIRTY:
+        scav_mut_arr((StgMutArrPtrs *)q, from_mut_list);
+        return layout_of(q, info).size;
+
+    case SMALL_MUT_ARR_PTRS_CLEAN:
+    case SMALL_MUT_ARR_PTRS_DIRTY:
+    case SMALL_MUT_ARR_PTRS_FROZEN_CLEAN:
+    case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY: {
+        StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)q;
+        bool saved = gct->eager_promotion;
+        gct->eager_promotion = false;
+        scav_range(a->payload, a->ptrs);
+        gct->eager_promotion = saved;
+        bool frozen = info->type == SMALL_MUT_ARR_PTRS_FROZEN_CLEAN ||
+                      info->type == SMALL_MUT_ARR_PTRS_FROZEN_DIRTY;
+        bool dirty = gct->failed_to_evac;
+        if (frozen)
+            a->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                            : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        else
+            a->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
+        return SIZEOF_W(StgSmallMutArrPtrs) + a->ptrs;
+    }
+
+    case TSO: {
+        StgTSO *t = (StgTSO *)q;
+        bool saved = gct->eager_promotion;
+        gct->eager_promotion = false;
+        evacuate((StgClosure **)&t->link);
+        evacuate((StgClosure **)&t->stackobj);
+        gct->eager_promotion = saved;
+        /* A spare chunk is reachable from nowhere else: it dies here. */
+        t->spare = NULL;
+        if (gct->failed_to_evac)
+            t->flags |= TSO_DIRTY;
+        else
+            t->flags &= ~(StgWord)TSO_DIRTY;
+        return 1 + (StgWord)info->ptrs + info->nptrs;
+    }
+
+    case STACK: {
+        StgStack *s = (StgStack *)q;
+        bool saved = gct->eager_promotion;
+        gct->eager_promotion = false;
+        scav_stack_frames(s);
+        gct->eager_promotion = saved;
+        /* The chunk a thread is running on will be written again: keep it remembered. */
+        if (scav_stack_is_active(s))
+            gct->failed_to_evac = true;
+        s->dirty = gct->failed_to_evac;
+        return SIZEOF_W(StgStack) + s->stack_size;
+    }
+
+    default:
+        l = layout_of(q, info);
+        if (l.size == 0)
+            evac_bad_object(q, "scavenge");
+        scav_range((StgClosure **)q + l.ptr_off, l.n_ptrs);
+        return l.size;
+    }
+}
+
+static void push_scanned(gen_workspace *ws, bdescr *bd)
+{
+    bd->link = ws->scavd_list;
+    ws->scavd_list = bd;
+}
+
+/* Cheney-scan a to-space block from its scan pointer. */
+static void scav_block(gen_workspace *ws, bdescr *bd)
+{
+    uint32_t gen_no = bd->gen_no;
+    StgPtr p = bd->u.scan;
+    gct->scan_bd = bd;
+    gct->evac_gen_no = gen_no;
+    for (;;) {
+        /* The block may be filling while we scan it. */
+        StgPtr lim = bd == ws->todo_bd ? ws->todo_free : bd->free;
+        if (p >= lim)
+            break;
+        gct->failed_to_evac = false;
+        StgWord size = scav_object((StgClosure *)p, false);
+        if (gct->failed_to_evac && gen_no > 0)
+            mut_list_record(gct->cap, (StgClosure *)p, gen_no);
+        p += size;
+    }
+    bd->u.scan = p;
+    gct->scan_bd = NULL;
+    if (bd != ws->todo_bd)
+        push_scanned(ws, bd);
+}
+
+static void scav_large(gen_workspace *ws, bdescr *bd)
+{
+    gct->evac_gen_no = bd->gen_no;
+    gct->failed_to_evac = false;
+    scav_object((StgClosure *)bd->start, false);
+    if (gct->failed_to_evac && bd->gen_no > 0)
+        mut_list_record(gct->cap, (StgClosure *)bd->start, bd->gen_no);
+    bd->link = ws->large_done;
+    ws->large_done = bd;
+}
+
+void scav_loop(void)
+{
+    bool work;
+    do {
+        work = false;
+        for (uint32_t g = 0; g < n_generations; g++) {
+            gen_workspace *ws = &gct->ws[g];
+            bdescr *bd;
+            while ((bd = ws->todo_large) != NULL) {
+                ws->todo_large = bd->link;
+                scav_large(ws, bd);
+                work = true;
+            }
+            while ((bd = ws->todo_q) != NULL) {
+                ws->todo_q = bd->link;
+                scav_block(ws, bd);
+                work = true;
+            }
+            bd = ws->todo_bd;
+            if (bd && bd->u.scan < ws->todo_free) {
+                scav_block(ws, bd);
+                work = true;
+            }
+        }
+        gct->scav_find_work++;
+    } while (work);
+}
+
+void scav_mut_lists(bdescr ***saved, uint32_t N)
+{
+    for (uint32_t c = 0; c < n_capabilities; c++) {
+        for (uint32_t g = N + 1; g < n_generations; g++) {
+            bdescr *bd = saved[c][g];
+            gct->evac_gen_no = g;
+            for (; bd; bd = bd->link) {
+                for (StgPtr e = bd->start; e < bd->free; e++) {
+                    StgClosure *q = (StgClosure *)*e;
+                    uint32_t type = q->info->type;
+                    /* Cleaned since it was recorded (it is already off the set). */
+                    if (type == MUT_VAR_CLEAN || type == MUT_ARR_PTRS_CLEAN ||
+                        type == SMALL_MUT_ARR_PTRS_CLEAN ||
+                        (type == STACK && !((StgStack *)q)->dirty))
+                        continue;
+                    gct->failed_to_evac = false;
+                    scav_object(q, true);
+                    if (gct->failed_to_evac)
+                        mut_list_record(gct->cap, q, g);
+                }
+            }
+            bd_free_chain_lock(saved[c][g]);
+            saved[c][g] = NULL;
+        }
+    }
+}

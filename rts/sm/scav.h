@@ -1,0 +1,23 @@
+/*
+ * Scavenging: evacuate everything the objects in to-space, in large
+ * objects reached this GC, and on remembered sets point to.
+ */
+#ifndef RTS_SM_SCAV_H
+#define RTS_SM_SCAV_H
+
+#include "sm/gc_thread.h"
+
+/*
+ * Scavenge the remembered sets of generations above N (saved[cap][g] as
+ * taken from the capabilities at the start of the collection), freeing
+ * them; entries that still point young are re-recorded.
+ */
+void scav_mut_lists(bdescr ***saved, uint32_t N);
+
+/* Scavenge until every workspace is fully scanned. */
+void scav_loop(void);
+
+/* Is this STACK chunk the current chunk of some capability's thread? */
+bool scav_stack_is_active(const StgStack *s);
+
+#endif /* RTS_SM_SCAV_H */

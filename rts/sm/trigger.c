@@ -1,0 +1,169 @@
+/*
+ * Heap sizing. See trigger.h.
+ *
+ * Note [Old generation limits]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * After a major collection every generation above 0 may grow to
+ *     size = max(F * live, O)
+ * blocks, where live is what survived in the oldest generation. With -M the
+ * generations must also fit beside the allocation area: a copying
+ * collection of a generation of `size` blocks needs another `size` blocks
+ * to copy into, so with G-1 old generations we need 2 * size * (G-1) +
+ * nursery <= M, and size is lowered until that holds. If even the live
+ * data does not fit, the heap has overflowed.
+ *
+ * Note [Returning memory]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * After a major collection we keep enough committed megablocks for the
+ * data in use plus room for the old generation to grow, scaled by
+ *     F' = max(1, F / (1 + k / Fd))
+ * where k counts the major collections since the heap last grew. Just
+ * after growth we keep F times the live data; the longer the heap stays
+ * put, the closer what we keep gets to what is in use. Fd = 0 never
+ * returns memory.
+ */
+#include "sm/trigger.h"
+
+#include "flags/flags.h"
+#include "hooks.h"
+#include "sm/mblock.h"
+#include "sm/storage.h"
+
+static uint32_t majors_since_growth;
+static uint64_t last_in_use_mblocks;
+static uint32_t g0_pct_kept = 30; /* estimate of nursery survival, for -H */
+
+static StgWord bytes_to_blocks(uint64_t bytes) { return (StgWord)(bytes / BLOCK_SIZE); }
+
+static StgWord min_nursery_blocks(void)
+{
+    StgWord b = bytes_to_blocks(rts_flags.gc.alloc_area_bytes) * n_capabilities;
+    return b < n_nurseries ? n_nurseries : b;
+}
+
+void trigger_init(void)
+{
+    majors_since_growth = 0;
+    last_in_use_mblocks = 0;
+    StgWord o = bytes_to_blocks(rts_flags.gc.min_old_gen_bytes);
+    for (uint32_t g = 0; g < n_generations; g++)
+        generations[g].max_blocks = o;
+}
+
+uint32_t trigger_choose_gen(bool force_major)
+{
+    uint32_t oldest = n_generations - 1;
+    if (force_major)
+        return oldest;
+    uint32_t N = 0;
+    StgWord copy_reserve = 0;
+    for (uint32_t g = 0; g < n_generations; g++) {
+        generation *gen = &generations[g];
+        StgWord blocks = gen->n_blocks + gen->n_large_blocks;
+        if (g == 0 || blocks > gen->max_blocks) {
+            N = g;
+            copy_reserve += gen->n_blocks;
+        }
+    }
+    /* With -M: if copying what we would collect could overflow, collect everything. */
+    StgWord max = bytes_to_blocks(rts_flags.gc.max_heap_bytes);
+    if (max > 0 && N < oldest && bd_n_alloc_blocks() + copy_reserve > max)
+        N = oldest;
+    return N;
+}
+
+static void resize_generations(void)
+{
+    const GcFlags *f = &rts_flags.gc;
+    StgWord live = (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
+    StgWord size = (StgWord)((double)live * f->old_gen_factor);
+    StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
+    if (size < min_old)
+        size = min_old;
+
+    StgWord max = bytes_to_blocks(f->max_heap_bytes);
+    if (max > 0) {
+        StgWord min_alloc = (StgWord)(f->pc_free_heap * (double)max / 200.0);
+        if (min_alloc < min_nursery_blocks())
+            min_alloc = min_nursery_blocks();
+        StgWord gens = n_generations - 1;
+        if (size * gens * 2 + min_alloc > max)
+            size = max > min_alloc ? (max - min_alloc) / (gens * 2) : 0;
+        if (size < live)
+            hooks_heap_overflow(0);
+    }
+    for (uint32_t g = 1; g < n_generations; g++)
+        generations[g].max_blocks = size;
+}
+
+static void resize_nursery(uint32_t N, uint64_t copied_words)
+{
+    const GcFlags *f = &rts_flags.gc;
+    StgWord min = min_nursery_blocks();
+
+    if (n_generations == 1) {
+        /* Two-space: the allocation area grows with the live data. */
+        StgWord live = g0->n_blocks + g0->n_large_blocks;
+        StgWord blocks = (StgWord)((double)live * f->old_gen_factor);
+        StgWord max = bytes_to_blocks(f->max_heap_bytes);
+        if (max > 0 && blocks + 2 * live > max)
+            blocks = max > 2 * live ? max - 2 * live : 0;
+        if (max > 0 && live * 2 > max)
+            hooks_heap_overflow(0);
+        sm_resize_nurseries(blocks < min ? min : blocks);
+        return;
+    }
+
+    if (f->heap_size_suggestion_bytes > 0) {
+        /*
+         * -H: use the spare room of the suggested heap as allocation area,
+         * allowing for the part of the nursery that will survive.
+         */
+        StgWord suggestion = bytes_to_blocks(f->heap_size_suggestion_bytes);
+        StgWord nursery_blocks = sm_nursery_blocks();
+        if (N == 0 && nursery_blocks > 0) {
+            uint64_t kept_blocks = copied_words / (BLOCK_SIZE_W - 10);
+            g0_pct_kept = (uint32_t)(kept_blocks * 100 / nursery_blocks);
+        }
+        StgWord needed = 0;
+        for (uint32_t g = 1; g < n_generations; g++)
+            needed += generations[g].n_blocks + generations[g].n_large_blocks;
+        long blocks = ((long)suggestion - (long)needed) * 100 / (100 + (long)g0_pct_kept);
+        if (blocks < (long)min)
+            blocks = (long)min;
+        sm_resize_nurseries((StgWord)blocks);
+    }
+}
+
+static void return_memory(void)
+{
+    const GcFlags *f = &rts_flags.gc;
+    uint64_t in_use = mblock_n_in_use();
+    if (in_use > last_in_use_mblocks)
+        majors_since_growth = 0;
+    else
+        majors_since_growth++;
+    last_in_use_mblocks = in_use;
+    if (f->return_decay_factor <= 0)
+        return;
+    double factor = f->old_gen_factor / (1.0 + (double)majors_since_growth / f->return_decay_factor);
+    if (factor < 1.0)
+        factor = 1.0;
+    StgWord live = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
+    uint64_t headroom_blocks = (uint64_t)((factor - 1.0) * (double)live);
+    uint64_t keep = in_use + (headroom_blocks + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
+    sm_lock();
+    mblock_release(keep);
+    sm_unlock();
+}
+
+void trigger_after_gc(uint32_t N, uint64_t copied_words, uint64_t live_words)
+{
+    (void)live_words;
+    bool major = N == n_generations - 1;
+    if (major && n_generations > 1)
+        resize_generations();
+    resize_nursery(N, copied_words);
+    if (major)
+        return_memory();
+}

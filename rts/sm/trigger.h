@@ -1,0 +1,25 @@
+/*
+ * Heap sizing: when to collect which generation, how big the allocation
+ * area and the old generations may grow, and how much memory to give back.
+ * (The "trigger" of MMTk's plan/policy/trigger split.)
+ */
+#ifndef RTS_SM_TRIGGER_H
+#define RTS_SM_TRIGGER_H
+
+#include <stdbool.h>
+
+#include "rts/Config.h"
+
+void trigger_init(void);
+
+/* The oldest generation the next collection must include. */
+uint32_t trigger_choose_gen(bool force_major);
+
+/*
+ * After a collection of 0..N: set the generations' limits (after a major
+ * GC), resize the allocation area (-H, -G1), return memory to the OS (after
+ * a major GC, -Fd) and detect heap overflow (-M).
+ */
+void trigger_after_gc(uint32_t N, uint64_t copied_words, uint64_t live_words);
+
+#endif /* RTS_SM_TRIGGER_H */

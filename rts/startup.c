@@ -1,0 +1,156 @@
+/*
+ * Start-up and shut-down: hs_init_ghc, hs_exit and the calls that collect
+ * on demand.
+ *
+ * Initialisation is counted: nested hs_init calls only count (their config
+ * is ignored, as GHC's), and only the hs_exit that brings the count back to
+ * zero shuts down. A runtime that has shut down cannot start again.
+ */
+#include "startup.h"
+
+#include <stdlib.h>
+
+#include "Rts.h"
+#include "capability.h"
+#include "flags/flags.h"
+#include "hooks.h"
+#include "messages.h"
+#include "os/os_mem.h"
+#include "sm/gc.h"
+#include "sm/storage.h"
+#include "stats/stats.h"
+#include "threads.h"
+
+static int init_count;
+static bool shut_down;
+static bool running;
+
+bool startup_running(void) { return running; }
+
+/* Whatever way the process ends (heap overflow, a fatal error), report. */
+static void on_fatal_exit(int code)
+{
+    (void)code;
+    if (running)
+        stats_report();
+}
+
+void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
+{
+    if (shut_down)
+        msg_fatal(1, "hs_init_ghc: reinitializing the RTS after shutdown is not currently supported");
+    if (init_count++ > 0)
+        return;
+    stats_init_start();
+    rts_config = config;
+    os_mem_init_fault_injection();
+
+    static char unknown[] = "<unknown>";
+    static char *dummy_argv[] = {unknown, NULL};
+    int dummy_argc = 1;
+    char **dummy = dummy_argv;
+    if (argc == NULL || argv == NULL || *argv == NULL || *argc < 1) {
+        argc = &dummy_argc;
+        argv = &dummy;
+    }
+    msg_set_prog_name((*argv)[0]);
+    flags_setup(argc, argv, &rts_config);
+
+    stats_init();
+    cap_init();
+    sm_init();
+    threads_init();
+    running = true;
+    msg_set_exit_hook(on_fatal_exit);
+    stats_init_end();
+}
+
+void hs_init(int *argc, char **argv[]) { hs_init_ghc(argc, argv, defaultRtsConfig); }
+
+void hs_init_with_rtsopts(int *argc, char **argv[])
+{
+    RtsConfig config = defaultRtsConfig;
+    config.rts_opts_enabled = RtsOptsAll;
+    hs_init_ghc(argc, argv, config);
+}
+
+/* Run f with a capability: the caller's own, or one taken for the call. */
+static void with_cap(void (*f)(Capability *cap))
+{
+    Capability *cap = cap_mine();
+    if (cap) {
+        f(cap);
+        return;
+    }
+    cap = rts_lock();
+    f(cap);
+    rts_unlock(cap);
+}
+
+static void major_gc(Capability *cap) { gc_collect(cap, true, GC_REASON_FORCED); }
+static void some_gc(Capability *cap) { gc_collect(cap, false, GC_REASON_FORCED); }
+static void final_gc(Capability *cap) { gc_collect(cap, true, GC_REASON_EXIT); }
+
+void hs_exit(void)
+{
+    if (!running && !shut_down)
+        msg_fatal(1, "hs_exit: the runtime is not initialised (hs_exit without hs_init)");
+    if (init_count <= 0) {
+        msg_error("warning: too many hs_exit()s");
+        return;
+    }
+    if (--init_count > 0)
+        return;
+
+    stats_exit_start();
+    if (rts_config.onExitHook)
+        rts_config.onExitHook();
+    with_cap(final_gc);
+    stats_exit_end();
+    stats_report();
+
+    msg_set_exit_hook(NULL);
+    running = false;
+    shut_down = true;
+    Capability *cap = cap_mine();
+    if (cap)
+        rts_unlock(cap);
+    sm_exit();
+    threads_exit();
+    cap_exit();
+    stats_exit();
+}
+
+void hs_perform_gc(void) { performMajorGC(); }
+
+void performGC(void)
+{
+    if (!running)
+        msg_fatal(1, "performGC: the runtime is not running");
+    with_cap(some_gc);
+}
+
+void performMajorGC(void)
+{
+    if (!running)
+        msg_fatal(1, "performMajorGC: the runtime is not running");
+    with_cap(major_gc);
+}
+
+int rts_isThreaded(void)
+{
+#ifdef THREADED_RTS
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int rts_isDebugged(void)
+{
+#ifdef DEBUG
+    return 1;
+#else
+    return 0;
+#endif
+}

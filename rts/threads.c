@@ -1,0 +1,234 @@
+/*
+ * Threads and their stacks. See threads.h and Note [Active stacks].
+ */
+#include "threads.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "flags/flags.h"
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/mut_list.h"
+#include "sm/storage.h"
+
+static StgTSO **table; /* NULL entries are free */
+static uint32_t table_size;
+static uint32_t n_live;
+static StgWord next_thread_id = 1;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Index of the calling OS thread's TSO in the table, or -1. */
+static __thread int my_index = -1;
+
+const StgInfoTable stg_TSO_info = {
+    .type = TSO,
+    .ptrs = 2, /* link, stackobj */
+    .nptrs = SIZEOF_W(StgTSO) - 3,
+    .name = "TSO",
+};
+const StgInfoTable stg_STACK_info = {.type = STACK, .name = "STACK"};
+
+void threads_init(void)
+{
+    table = NULL;
+    table_size = n_live = 0;
+    next_thread_id = 1;
+}
+
+void threads_exit(void)
+{
+    free(table);
+    table = NULL;
+    table_size = n_live = 0;
+    my_index = -1;
+}
+
+static int table_insert(StgTSO *tso)
+{
+    pthread_mutex_lock(&table_lock);
+    uint32_t i;
+    for (i = 0; i < table_size && table[i]; i++)
+        ;
+    if (i == table_size) {
+        uint32_t size = table_size ? table_size * 2 : 8;
+        table = hooks_realloc(table, size * sizeof(StgTSO *), "thread table");
+        for (uint32_t j = table_size; j < size; j++)
+            table[j] = NULL;
+        table_size = size;
+    }
+    table[i] = tso;
+    n_live++;
+    pthread_mutex_unlock(&table_lock);
+    return (int)i;
+}
+
+static StgWord stack_words(uint64_t bytes)
+{
+    StgWord w = (StgWord)(bytes / sizeof(StgWord));
+    /* Room for the header and at least a few frames. */
+    return w < SIZEOF_W(StgStack) + 16 ? SIZEOF_W(StgStack) + 16 : w;
+}
+
+/* A fresh chunk of `words` words (header included), empty. May collect. */
+static StgStack *new_chunk(Capability *cap, StgWord words)
+{
+    StgStack *s = sm_alloc_stack(cap, words);
+    s->info = &stg_STACK_info;
+    s->stack_size = words - SIZEOF_W(StgStack);
+    s->dirty = 0;
+    s->marking = 0;
+    s->sp = s->stack + s->stack_size;
+    return s;
+}
+
+void threads_stack_activate(Capability *cap, StgStack *s)
+{
+    if (!s->dirty) {
+        s->dirty = 1;
+        bdescr *bd = Bdescr(s);
+        if (bd->gen_no > 0)
+            mut_list_record(cap, (StgClosure *)s, bd->gen_no);
+    }
+}
+
+static void tso_dirty(Capability *cap, StgTSO *tso)
+{
+    if (!(tso->flags & TSO_DIRTY)) {
+        tso->flags |= TSO_DIRTY;
+        bdescr *bd = Bdescr(tso);
+        if (bd->gen_no > 0)
+            mut_list_record(cap, (StgClosure *)tso, bd->gen_no);
+    }
+}
+
+/* A new thread: a TSO registered in the table, then its first chunk. */
+static int new_thread(Capability *cap)
+{
+    StgTSO *tso = (StgTSO *)rts_alloc(cap, SIZEOF_W(StgTSO));
+    tso->info = &stg_TSO_info;
+    tso->link = NULL;
+    tso->stackobj = NULL;
+    tso->spare = NULL;
+    tso->flags = 0;
+    tso->tot_stack_size = 0;
+    tso->alloc_limit = 0;
+    pthread_mutex_lock(&table_lock);
+    tso->id = next_thread_id++;
+    pthread_mutex_unlock(&table_lock);
+    int i = table_insert(tso);
+
+    /* The table keeps the TSO alive (and up to date) while the chunk is allocated. */
+    StgStack *s = new_chunk(cap, stack_words(rts_flags.gc.init_stack_bytes));
+    s->sp -= SIZEOF_W(StgStopFrame);
+    ((StgStopFrame *)s->sp)->info = &stg_STOP_FRAME_info;
+    tso = table[i];
+    tso->stackobj = s;
+    tso->tot_stack_size = s->stack_size;
+    return i;
+}
+
+void threads_attach(Capability *cap)
+{
+    if (my_index < 0) {
+        cap->r.tso = NULL;
+        cap->r.stack = NULL;
+        my_index = new_thread(cap);
+    }
+    StgTSO *tso = table[my_index];
+    cap->r.tso = tso;
+    cap->r.stack = tso->stackobj;
+    cap->r.owner = (tso->id << 1) | 1;
+    threads_stack_activate(cap, tso->stackobj);
+}
+
+void threads_detach(Capability *cap)
+{
+    cap->r.tso = NULL;
+    cap->r.stack = NULL;
+    cap->r.owner = 0;
+}
+
+void threads_forget_mine(void)
+{
+    if (my_index < 0)
+        return;
+    pthread_mutex_lock(&table_lock);
+    table[my_index] = NULL;
+    n_live--;
+    pthread_mutex_unlock(&table_lock);
+    my_index = -1;
+}
+
+void threads_evacuate_roots(void)
+{
+    for (uint32_t i = 0; i < table_size; i++)
+        if (table[i])
+            evacuate((StgClosure **)&table[i]);
+}
+
+uint32_t threads_count(void) { return table_size; }
+StgTSO *threads_get(uint32_t i) { return i < table_size ? table[i] : NULL; }
+
+static RTS_NORETURN void stack_overflow(StgTSO *tso)
+{
+    void (*hook)(W_) =
+        rts_config.stackOverflowHook ? rts_config.stackOverflowHook : StackOverflowHook;
+    hook((W_)(tso->tot_stack_size * sizeof(StgWord)));
+    msg_exit(2);
+}
+
+StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)
+{
+    StgTSO *tso = cap->r.tso;
+    StgStack *old = cap->r.stack;
+    StgWord need = SIZEOF_W(StgStack) + SIZEOF_W(StgUnderflowFrame) + SIZEOF_W(StgRetDyn) + n;
+    StgWord words = stack_words(rts_flags.gc.stack_chunk_bytes);
+    if (words < need)
+        words = need;
+
+    StgStack *s = tso->spare;
+    if (s && SIZEOF_W(StgStack) + s->stack_size >= need) {
+        tso->spare = NULL;
+        s->sp = s->stack + s->stack_size;
+    } else {
+        uint64_t max = rts_flags.gc.max_stack_bytes / sizeof(StgWord);
+        if (max > 0 && tso->tot_stack_size + words > max)
+            stack_overflow(tso);
+        s = new_chunk(cap, words);
+        tso = cap->r.tso; /* a collection may have moved it */
+    }
+    s->sp -= SIZEOF_W(StgUnderflowFrame);
+    StgUnderflowFrame *uf = (StgUnderflowFrame *)s->sp;
+    uf->info = &stg_UNDERFLOW_FRAME_info;
+    uf->next_chunk = old;
+    tso->stackobj = s;
+    tso->tot_stack_size += s->stack_size;
+    tso_dirty(cap, tso);
+    cap->r.stack = s;
+    threads_stack_activate(cap, s);
+    return rts_push_roots(cap, n);
+}
+
+void rts_stack_underflow(Capability *cap)
+{
+    StgTSO *tso = cap->r.tso;
+    StgStack *s = cap->r.stack;
+    StgStack *older = ((StgUnderflowFrame *)s->sp)->next_chunk;
+    tso->tot_stack_size -= s->stack_size;
+    tso->stackobj = older;
+    /* Keep the emptied chunk for the next overflow; the next GC drops it. */
+    tso->spare = s;
+    tso_dirty(cap, tso);
+    cap->r.stack = older;
+    threads_stack_activate(cap, older);
+}
+
+void rts_bad_pop(Capability *cap, StgClosure **slots)
+{
+    msg_fatal(EXIT_INTERNAL_ERROR,
+              "rts_pop_roots: the frame at %p is not the topmost frame (sp %p); "
+              "root frames must be popped in the reverse order of their pushes",
+              (void *)slots, (void *)(cap->r.stack ? cap->r.stack->sp : NULL));
+}
