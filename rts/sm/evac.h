@@ -12,10 +12,142 @@
 #ifndef RTS_SM_EVAC_H
 #define RTS_SM_EVAC_H
 
+#include "messages.h"
 #include "sm/gc_thread.h"
+#include "sm/layout.h"
 #include "sm/mblock.h"
 
-void evac_heap(StgClosure **p, StgClosure *q);
+/* Report an object whose info table the collector cannot make sense of. */
+RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
+
+/* Relink a large object (or pinned block) into its destination generation. */
+void evac_large(bdescr *bd);
+
+RTS_INLINE bool is_forwarded(const StgClosure *q) { return ((StgWord)q->info & 1) != 0; }
+RTS_INLINE StgClosure *forwardee(const StgClosure *q)
+{
+    return (StgClosure *)((StgWord)q->info - 1);
+}
+
+/* Check an info pointer before trusting it (debug way: every object). */
+RTS_INLINE void check_info(const StgClosure *q, const StgInfoTable *info)
+{
+#ifdef DEBUG
+    if (info == NULL || ((StgWord)info & (sizeof(StgWord) - 1)) != 0 || HEAP_ALLOCED(info) ||
+        info->type == INVALID_OBJECT || info->type >= N_CLOSURE_TYPES ||
+        layout_is_frame_type(info->type))
+        evac_bad_object(q, "evacuate");
+#else
+    (void)q;
+    (void)info;
+#endif
+}
+
+RTS_INLINE void copy_words(StgPtr to, const StgWord *from, StgWord size)
+{
+    for (StgWord i = 0; i < size; i++)
+        to[i] = from[i];
+}
+
+RTS_INLINE uint32_t dest_gen(const bdescr *bd)
+{
+    uint32_t gen_no = bd->dest_no;
+    if (gen_no < gct->evac_gen_no) {
+        if (gct->eager_promotion)
+            gen_no = gct->evac_gen_no;
+        else
+            gct->failed_to_evac = true;
+    }
+    return gen_no;
+}
+
+/* Copy q (size words) to its destination generation and forward it. */
+RTS_INLINE StgClosure *copy(StgClosure *q, StgWord size, const bdescr *bd)
+{
+    StgPtr to = gc_alloc_for_copy(size, dest_gen(bd));
+    copy_words(to, (const StgWord *)q, size);
+    q->info = (const StgInfoTable *)((StgWord)to + 1);
+    gct->copied_words += size;
+    return (StgClosure *)to;
+}
+
+RTS_INLINE void evac_heap(StgClosure **p, StgClosure *q)
+{
+    StgWord tag;
+    bdescr *bd;
+    const StgInfoTable *info;
+
+loop:
+    tag = GET_TAG(q);
+    q = UNTAG(q);
+    bd = Bdescr(q);
+
+    if (bd->flags & (BF_EVACUATED | BF_LARGE)) {
+        if (!(bd->flags & BF_EVACUATED))
+            evac_large(bd);
+        else if (bd->gen_no < gct->evac_gen_no)
+            gct->failed_to_evac = true;
+        return;
+    }
+
+    info = q->info;
+    if ((StgWord)info & 1) {
+        StgClosure *to = (StgClosure *)((StgWord)info - 1);
+        *p = TAG_CLOSURE(tag, to);
+        if (Bdescr(to)->gen_no < gct->evac_gen_no)
+            gct->failed_to_evac = true;
+        return;
+    }
+    check_info(q, info);
+
+    switch (info->type) {
+    case CONSTR:
+    case FUN:
+        *p = TAG_CLOSURE(tag, copy(q, 1 + (StgWord)info->ptrs + info->nptrs, bd));
+        return;
+
+    case IND:
+        /* Short-cut the indirection: the field points at the value. */
+        q = ((StgInd *)q)->indirectee;
+        *p = q;
+        if (!HEAP_ALLOCED(q))
+            return;
+        goto loop;
+
+    case THUNK:
+    case AP:
+    case THUNK_SELECTOR: {
+        StgWord slot = ((StgThunk *)q)->slot;
+        if (slot & 1) {
+            /*
+             * Under evaluation: its entry code has read the free variables
+             * it needs (include/README.md, "Evaluation"), so only the
+             * owner survives, as a BLACKHOLE; the free variables may die.
+             */
+            StgPtr to = gc_alloc_for_copy(SIZEOF_W(StgBlackhole), dest_gen(bd));
+            ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;
+            ((StgBlackhole *)to)->owner = slot;
+            q->info = (const StgInfoTable *)((StgWord)to + 1);
+            gct->copied_words += SIZEOF_W(StgBlackhole);
+            *p = (StgClosure *)to;
+            return;
+        }
+        if (info->type == THUNK) {
+            *p = TAG_CLOSURE(tag, copy(q, 2 + (StgWord)info->ptrs + info->nptrs, bd));
+            return;
+        }
+        break;
+    }
+
+    default:
+        break;
+    }
+
+    Layout l = layout_of(q, info);
+    if (l.size == 0)
+        evac_bad_object(q, "evacuate");
+    *p = TAG_CLOSURE(tag, copy(q, l.size, bd));
+}
 
 /* Evacuate *p. Static closures and NULL are left alone. */
 RTS_INLINE void evacuate(StgClosure **p)
@@ -24,14 +156,5 @@ RTS_INLINE void evacuate(StgClosure **p)
     if (HEAP_ALLOCED(q))
         evac_heap(p, q);
 }
-
-RTS_INLINE bool is_forwarded(const StgClosure *q) { return ((StgWord)q->info & 1) != 0; }
-RTS_INLINE StgClosure *forwardee(const StgClosure *q)
-{
-    return (StgClosure *)((StgWord)q->info - 1);
-}
-
-/* Report an object whose info table the collector cannot make sense of. */
-RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
 
 #endif /* RTS_SM_EVAC_H */

@@ -187,7 +187,6 @@ static void free_dead_large_objects(generation *gen)
 
 void gc_collect(Capability *cap, bool force_major, GcReason reason)
 {
-    (void)reason;
     stats_gc_start();
     if (rts_flags.gc.ring_bell) {
         fputc('\a', stderr);
@@ -247,7 +246,7 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         slop_words += (gen->n_blocks + gen->n_large_blocks) * BLOCK_SIZE_W - gen->live_words;
     }
 
-    trigger_after_gc(N, gct->copied_words, live_words);
+    trigger_after_gc(N, reason == GC_REASON_FORCED || reason == GC_REASON_EXIT, gct->copied_words);
 
 #ifdef DEBUG
     if (rts_flags.debug.sanity)

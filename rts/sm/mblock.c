@@ -78,17 +78,22 @@ static void *mb_addr(uint64_t i) { return (void *)(mblock_heap_base + (i << MBLO
 
 static uint64_t mb_index(const void *p) { return ((uintptr_t)p - mblock_heap_base) >> MBLOCK_SHIFT; }
 
-/* Commit the not-yet-committed megablocks of [i, i+n), in maximal runs. */
+/*
+ * Commit the never-committed megablocks of [i, i+n), in maximal runs.
+ * Decommitted ones need nothing: the mapping stays readable and writable,
+ * and the OS hands back zero pages (or, after MADV_FREE, possibly the old
+ * ones) on first touch.
+ */
 static bool commit_range(uint64_t i, uint64_t n)
 {
     uint64_t j = i;
     while (j < i + n) {
-        if (state[j] == MB_FREE) {
+        if (state[j] != MB_NEVER) {
             j++;
             continue;
         }
         uint64_t run = j;
-        while (run < i + n && state[run] != MB_FREE)
+        while (run < i + n && state[run] == MB_NEVER)
             run++;
         if (!os_commit(mb_addr(j), (run - j) << MBLOCK_SHIFT))
             return false;

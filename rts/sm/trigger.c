@@ -14,13 +14,17 @@
  *
  * Note [Returning memory]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
- * After a major collection we keep enough committed megablocks for the
- * data in use plus room for the old generation to grow, scaled by
- *     F' = max(1, F / (1 + k / Fd))
- * where k counts the major collections since the heap last grew. Just
- * after growth we keep F times the live data; the longer the heap stays
- * put, the closer what we keep gets to what is in use. Fd = 0 never
- * returns memory.
+ * After a major collection we keep committed
+ *     need = prealloc + (F' + 2) * live
+ * blocks, where prealloc is the allocation area plus -AL, and live is what
+ * every generation holds: if the live data stays put, the next major GC
+ * needs F * live for the old generation plus live again to copy into, and
+ * one more live of slack avoids giving memory back only to fault it in
+ * again (GHC's choice too). F' = F / (1 + k / Fd), where k counts the
+ * consecutive major collections that were not forced by heap growth
+ * (requested or idle ones): a busy program keeps its memory, a quiet one
+ * gives it back a little more each time. Fd = 0 never returns memory; -H
+ * is a floor and -M a ceiling.
  */
 #include "sm/trigger.h"
 
@@ -29,8 +33,7 @@
 #include "sm/mblock.h"
 #include "sm/storage.h"
 
-static uint32_t majors_since_growth;
-static uint64_t last_in_use_mblocks;
+static uint32_t majors_not_from_growth;
 static uint32_t g0_pct_kept = 30; /* estimate of nursery survival, for -H */
 
 static StgWord bytes_to_blocks(uint64_t bytes) { return (StgWord)(bytes / BLOCK_SIZE); }
@@ -43,8 +46,7 @@ static StgWord min_nursery_blocks(void)
 
 void trigger_init(void)
 {
-    majors_since_growth = 0;
-    last_in_use_mblocks = 0;
+    majors_not_from_growth = 0;
     StgWord o = bytes_to_blocks(rts_flags.gc.min_old_gen_bytes);
     for (uint32_t g = 0; g < n_generations; g++)
         generations[g].max_blocks = o;
@@ -135,35 +137,41 @@ static void resize_nursery(uint32_t N, uint64_t copied_words)
     }
 }
 
-static void return_memory(void)
+static void return_memory(bool growth)
 {
     const GcFlags *f = &rts_flags.gc;
-    uint64_t in_use = mblock_n_in_use();
-    if (in_use > last_in_use_mblocks)
-        majors_since_growth = 0;
-    else
-        majors_since_growth++;
-    last_in_use_mblocks = in_use;
+    majors_not_from_growth = growth ? 0 : majors_not_from_growth + 1;
     if (f->return_decay_factor <= 0)
         return;
-    double factor = f->old_gen_factor / (1.0 + (double)majors_since_growth / f->return_decay_factor);
-    if (factor < 1.0)
-        factor = 1.0;
-    StgWord live = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
-    uint64_t headroom_blocks = (uint64_t)((factor - 1.0) * (double)live);
-    uint64_t keep = in_use + (headroom_blocks + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
+    double factor = f->old_gen_factor / (1.0 + (double)majors_not_from_growth / f->return_decay_factor);
+    StgWord live = 0;
+    for (uint32_t g = 0; g < n_generations; g++)
+        live += (generations[g].n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W +
+                generations[g].n_large_blocks;
+    StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
+    if (live < min_old)
+        live = min_old;
+    StgWord large_lim = bytes_to_blocks(f->large_alloc_lim_bytes ? f->large_alloc_lim_bytes
+                                                                   : f->alloc_area_bytes);
+    double need = (double)(sm_nursery_blocks() + large_lim) + (factor + 2.0) * (double)live;
+    StgWord suggestion = bytes_to_blocks(f->heap_size_suggestion_bytes);
+    if (need < (double)suggestion)
+        need = (double)suggestion;
+    StgWord max = bytes_to_blocks(f->max_heap_bytes);
+    if (max > 0 && need > (double)max)
+        need = (double)max;
+    uint64_t keep = ((uint64_t)need + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
     sm_lock();
     mblock_release(keep);
     sm_unlock();
 }
 
-void trigger_after_gc(uint32_t N, uint64_t copied_words, uint64_t live_words)
+void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
 {
-    (void)live_words;
     bool major = N == n_generations - 1;
     if (major && n_generations > 1)
         resize_generations();
     resize_nursery(N, copied_words);
     if (major)
-        return_memory();
+        return_memory(!forced);
 }

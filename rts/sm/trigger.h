@@ -18,8 +18,9 @@ uint32_t trigger_choose_gen(bool force_major);
 /*
  * After a collection of 0..N: set the generations' limits (after a major
  * GC), resize the allocation area (-H, -G1), return memory to the OS (after
- * a major GC, -Fd) and detect heap overflow (-M).
+ * a major GC, -Fd) and detect heap overflow (-M). `forced`: the collection
+ * was requested (performGC, idle, exit) rather than caused by heap growth.
  */
-void trigger_after_gc(uint32_t N, uint64_t copied_words, uint64_t live_words);
+void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words);
 
 #endif /* RTS_SM_TRIGGER_H */
