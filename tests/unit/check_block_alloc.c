@@ -1,0 +1,249 @@
+/*
+ * The block allocator against a simple model: random allocations and frees
+ * of groups of random sizes (single blocks to multi-megablock groups), with
+ * no overlap, exact accounting, full coalescing, and bd_check() after every
+ * step. Seeded: the seed is printed and HSRTS_TEST_SEED replays it.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flags/flags.h"
+#include "sm/block_alloc.h"
+#include "sm/mblock.h"
+#include "test_util.h"
+
+#define MAX_LIVE 400
+
+typedef struct {
+    bdescr *bd;
+    StgWord blocks;
+    StgWord stamp;
+} Live;
+
+static Live live[MAX_LIVE];
+static int n_live;
+
+static void setup(void)
+{
+    flags_init_defaults();
+    rts_flags.gc.address_space_bytes = (uint64_t)64 << 30;
+    mblock_init();
+    bd_init();
+    n_live = 0;
+}
+
+static void teardown(void)
+{
+    bd_exit();
+    mblock_exit();
+}
+
+static StgWord group_words(const bdescr *bd) { return (StgWord)bd->blocks * BLOCK_SIZE_W; }
+
+/* Stamp the first and last word of a group; a neighbour overwriting it shows. */
+static void stamp(Live *l)
+{
+    l->bd->start[0] = l->stamp;
+    l->bd->start[group_words(l->bd) - 1] = ~l->stamp;
+}
+
+static void check_stamp(const Live *l)
+{
+    ck_assert_msg(l->bd->start[0] == l->stamp, "group %p: first word overwritten",
+                  (void *)l->bd->start);
+    ck_assert_msg(l->bd->start[group_words(l->bd) - 1] == ~l->stamp,
+                  "group %p: last word overwritten", (void *)l->bd->start);
+}
+
+static void check_no_overlap(const Live *l)
+{
+    uintptr_t lo = (uintptr_t)l->bd->start, hi = lo + group_words(l->bd) * sizeof(StgWord);
+    for (int i = 0; i < n_live; i++) {
+        if (&live[i] == l)
+            continue;
+        uintptr_t a = (uintptr_t)live[i].bd->start;
+        uintptr_t b = a + group_words(live[i].bd) * sizeof(StgWord);
+        ck_assert_msg(hi <= a || b <= lo, "groups %p and %p overlap", (void *)lo, (void *)a);
+    }
+}
+
+static StgWord model_blocks(void)
+{
+    StgWord n = 0;
+    for (int i = 0; i < n_live; i++)
+        n += live[i].blocks;
+    return n;
+}
+
+static StgWord random_size(TestRng *r)
+{
+    uint64_t k = rng_below(r, 100);
+    if (k < 60)
+        return 1 + rng_below(r, 8);
+    if (k < 90)
+        return 1 + rng_below(r, BLOCKS_PER_MBLOCK - 1);
+    if (k < 97)
+        return BLOCKS_PER_MBLOCK + rng_below(r, 3 * BLOCKS_PER_MBLOCK_ALL);
+    return 1 + rng_below(r, 64);
+}
+
+START_TEST(random_against_model)
+{
+    TestRng r;
+    rng_init(&r, test_seed("block_alloc.random_against_model"));
+    for (int step = 0; step < 20000; step++) {
+        bool do_alloc = n_live == 0 || (n_live < MAX_LIVE && rng_below(&r, 100) < 55);
+        if (do_alloc) {
+            StgWord n = random_size(&r);
+            Live *l = &live[n_live++];
+            l->bd = bd_alloc_group(n);
+            ck_assert_ptr_nonnull(l->bd);
+            ck_assert_uint_ge(l->bd->blocks, n);
+            if (n < BLOCKS_PER_MBLOCK)
+                ck_assert_uint_eq(l->bd->blocks, n);
+            ck_assert(l->bd->free == l->bd->start);
+            ck_assert(Bdescr(l->bd->start) == l->bd);
+            l->blocks = l->bd->blocks;
+            l->stamp = rng_next(&r) | 1;
+            check_no_overlap(l);
+            stamp(l);
+        } else {
+            int i = (int)rng_below(&r, (uint64_t)n_live);
+            check_stamp(&live[i]);
+            bd_free_group(live[i].bd);
+            live[i] = live[--n_live];
+        }
+        ck_assert_uint_eq(bd_n_alloc_blocks(), model_blocks());
+        if (step % 64 == 0) {
+            bd_check();
+            for (int i = 0; i < n_live; i++)
+                check_stamp(&live[i]);
+        }
+    }
+    while (n_live > 0) {
+        check_stamp(&live[n_live - 1]);
+        bd_free_group(live[--n_live].bd);
+    }
+    bd_check();
+    /* Everything coalesced back into whole megablocks and went back. */
+    ck_assert_uint_eq(bd_n_alloc_blocks(), 0);
+    ck_assert_uint_eq(bd_n_free_blocks(), 0);
+    ck_assert_uint_eq(mblock_n_in_use(), 0);
+}
+END_TEST
+
+START_TEST(single_blocks_coalesce_in_any_order)
+{
+    TestRng r;
+    rng_init(&r, test_seed("block_alloc.single_blocks_coalesce"));
+    static bdescr *blocks[BLOCKS_PER_MBLOCK];
+    for (int i = 0; i < (int)BLOCKS_PER_MBLOCK; i++)
+        blocks[i] = bd_alloc_block();
+    ck_assert_uint_eq(mblock_n_in_use(), 1);
+    ck_assert_uint_eq(bd_n_free_blocks(), 0);
+    /* Shuffle, then free one by one: the free groups must stay coalesced. */
+    for (int i = BLOCKS_PER_MBLOCK - 1; i > 0; i--) {
+        int j = (int)rng_below(&r, (uint64_t)i + 1);
+        bdescr *t = blocks[i];
+        blocks[i] = blocks[j];
+        blocks[j] = t;
+    }
+    for (int i = 0; i < (int)BLOCKS_PER_MBLOCK; i++) {
+        bd_free_group(blocks[i]);
+        bd_check();
+    }
+    ck_assert_uint_eq(mblock_n_in_use(), 0);
+}
+END_TEST
+
+START_TEST(freed_neighbours_merge)
+{
+    /* Groups are cut from the end of a free group: [rest][keep][c][b][a]. */
+    bdescr *a = bd_alloc_group(10), *b = bd_alloc_group(20), *c = bd_alloc_group(30);
+    bdescr *keep = bd_alloc_group(1);
+    ck_assert(c->start + 30 * BLOCK_SIZE_W == b->start && b->start + 20 * BLOCK_SIZE_W == a->start);
+    StgWord before = bd_n_free_blocks();
+    StgPtr c_start = c->start;
+    bd_free_group(a);
+    bd_free_group(c);
+    bd_free_group(b); /* joins c, b and a into one group of 60 */
+    bd_check();
+    ck_assert_uint_eq(bd_n_free_blocks(), before + 60);
+    bdescr *d = bd_alloc_group(60);
+    ck_assert_ptr_eq(d->start, c_start);
+    bd_free_group(d);
+    bd_free_group(keep);
+    bd_check();
+    ck_assert_uint_eq(mblock_n_in_use(), 0);
+}
+END_TEST
+
+START_TEST(megablock_groups_span_megablocks)
+{
+    StgWord n = 3 * BLOCKS_PER_MBLOCK_ALL;
+    bdescr *bd = bd_alloc_group(n);
+    ck_assert_uint_ge(bd->blocks, n);
+    ck_assert_uint_eq(mblock_n_in_use(), blocks_to_mblocks(n));
+    /* The whole group is usable memory. */
+    memset(bd->start, 0x5a, (size_t)n * BLOCK_SIZE);
+    bd_free_group(bd);
+    ck_assert_uint_eq(mblock_n_in_use(), 0);
+    ck_assert(!bd_request_fits((StgWord)1 << 40));
+}
+END_TEST
+
+/* bd_check must be able to fail: corrupt a free group's tail marker. */
+START_TEST(check_catches_corruption)
+{
+    bdescr *a = bd_alloc_group(4);
+    bdescr *keep = bd_alloc_group(1);
+    (void)keep;
+    bd_free_group(a);
+    bdescr *tail = a + 3;
+    tail->free = NULL;
+    bd_check();
+}
+END_TEST
+
+START_TEST(release_decommits_free_megablocks)
+{
+    bdescr *g = bd_alloc_group(4 * BLOCKS_PER_MBLOCK_ALL);
+    uint64_t committed = mblock_n_committed();
+    bd_free_group(g);
+    ck_assert_uint_eq(mblock_n_committed(), committed);
+    uint32_t released = mblock_release(0);
+    ck_assert_uint_eq(released, committed);
+    ck_assert_uint_eq(mblock_n_committed(), 0);
+    /* Reusing decommitted megablocks works and needs no new reservation. */
+    bdescr *h = bd_alloc_group(2 * BLOCKS_PER_MBLOCK_ALL);
+    memset(h->start, 1, BLOCK_SIZE);
+    bd_free_group(h);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("block_alloc");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, random_against_model);
+    tcase_add_test(tc, single_blocks_coalesce_in_any_order);
+    tcase_add_test(tc, freed_neighbours_merge);
+    tcase_add_test(tc, megablock_groups_span_megablocks);
+    tcase_add_test(tc, release_decommits_free_megablocks);
+    tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
