@@ -385,7 +385,8 @@ static void apply_debug_classes(FlagsParse *p, const FlagSpec *s, bool has, cons
 /* ---- The table ------------------------------------------------------------ */
 
 const FlagSpec flags_table[] = {
-    /* clang-format off: one row per flag reads as a table */
+    /* One row per flag reads as a table; keep the formatter away. */
+    /* clang-format off */
     /* Information. */
     {.name = "-?", .form = FLAG_FORM_BARE, .safety = FLAG_SAFE, .group = FLAG_GROUP_INFO,
      .apply = apply_usage, .example = "-?",
