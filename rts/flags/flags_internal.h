@@ -125,8 +125,12 @@ typedef struct {
 typedef struct {
     const char *name;
     uint64_t value;
-    unsigned way; /* the choice is available only in these ways */
+    unsigned way;     /* the choice needs these ways */
+    unsigned not_way; /* the choice does not exist in these ways */
 } FlagChoice;
+
+/* FlagSpec.base for integers written in C's way: 0x hex, 0 octal, else decimal. */
+#define FLAG_BASE_C 1
 
 struct FlagsParse;
 struct FlagSpec;

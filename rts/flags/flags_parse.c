@@ -171,7 +171,7 @@ static bool parse_real(FlagsParse *p, const FlagSpec *s, const char *text, doubl
 /* Unsigned integers only: no sign, no spaces, the row's base. */
 static bool parse_uint(FlagsParse *p, const FlagSpec *s, const char *text, uint64_t *out)
 {
-    int base = s->base ? s->base : 10;
+    int base = s->base == FLAG_BASE_C ? 0 : s->base ? s->base : 10;
     char *end;
     errno = 0;
     unsigned long long v = 0;
@@ -197,7 +197,7 @@ static bool parse_uint(FlagsParse *p, const FlagSpec *s, const char *text, uint6
 
 static bool choice_available(const FlagChoice *c, unsigned way)
 {
-    return (c->way & ~way) == 0;
+    return (c->way & ~way) == 0 && (c->not_way & way) == 0;
 }
 
 /* "auto select" etc.: the choices this runtime offers, for the messages. */

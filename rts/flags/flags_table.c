@@ -57,9 +57,9 @@
 #define RANGE(lo, hi)       .min = (lo), .max = (hi)
 
 static const FlagChoice yes_no[] = {
-    {"yes", 1, 0},
-    {"no", 0, 0},
-    {NULL, 0, 0},
+    {"yes", 1, 0, 0},
+    {"no", 0, 0, 0},
+    {NULL, 0, 0, 0},
 };
 
 /*
@@ -71,14 +71,14 @@ static const FlagChoice yes_no[] = {
 enum { FLAGS_WAY_WINDOWS = 1u << 4 };
 static const char *const io_manager_names[] = {"auto", "select", "mio", "winio", "win32-legacy"};
 static const FlagChoice io_managers[] = {
-    {"auto", 0, 0},
-    {"select", 1, 0},
-    {"mio", 2, FLAGS_WAY_THREADED},
-    {"winio", 3, FLAGS_WAY_WINDOWS},
-    {"win32-legacy", 4, FLAGS_WAY_WINDOWS},
-    {"native", 0, 0},
-    {"posix", 0, 0},
-    {NULL, 0, 0},
+    {"auto", 0, 0, 0},
+    {"select", 1, 0, FLAGS_WAY_THREADED},
+    {"mio", 2, FLAGS_WAY_THREADED, 0},
+    {"winio", 3, FLAGS_WAY_WINDOWS, 0},
+    {"win32-legacy", 4, FLAGS_WAY_WINDOWS, 0},
+    {"native", 0, 0, 0},
+    {"posix", 0, 0, 0},
+    {NULL, 0, 0, 0},
 };
 
 const FlagLetter flags_trace_letters[] = {
@@ -497,7 +497,7 @@ const FlagSpec flags_table[] = {
              "the previous GC)  e.g.: -H24m  -H1G"},
     {.name = "-xb", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_INT, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(UPTR, gc.heap_base), DEF_U(0), UBOUNDS(0, UINTPTR_MAX),
-     .base = 0, .arg_help = "<addr>", .example = "-xb0x200000000",
+     .base = FLAG_BASE_C, .arg_help = "<addr>", .example = "-xb0x200000000",
      .help = "Sets the address from which a suitable start for the heap memory\n"
              "will be searched from (decimal, or 0x hexadecimal)"},
     {.name = "-m", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_DOUBLE, .safety = FLAG_UNSAFE,
@@ -677,7 +677,7 @@ const FlagSpec flags_table[] = {
              "-qb alone turns off load-balancing)"},
     {.name = "-qn", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_INT, .way = FLAGS_WAY_THREADED,
      .safety = FLAG_UNSAFE, .group = FLAG_GROUP_PAR, STORE(U32, par.gc_threads), DEF_U(0),
-     UBOUNDS(1, MAX_CAPABILITIES), .arg_help = "<n>", .example = "-qn2",
+     UBOUNDS(1, MAX_CAPABILITIES), .arg_help = "<n>", .example = "-qn1",
      .help = "Use <n> threads for parallel GC (defaults to value of -N)"},
     {.name = "-qa", .form = FLAG_FORM_BARE, .way = FLAGS_WAY_THREADED, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_PAR, STORE(BOOL, par.set_affinity), DEF_U(0), BARE_U(1), .example = "-qa",
