@@ -58,6 +58,10 @@ void flags_msg(FlagsParse *p, FlagsMsgKind kind, const char *fmt, ...)
     if (vasprintf(&text, fmt, ap) < 0)
         abort();
     va_end(ap);
+    /* One message is one line, whatever bytes the user's argument held. */
+    for (char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     p->msgs[p->n_msgs].kind = kind;
     p->msgs[p->n_msgs].text = text;
     p->n_msgs++;

@@ -614,6 +614,8 @@ START_TEST(kind_unknown_and_unexpected)
     expect_msg("foo", "E: unexpected RTS argument: foo");
     expect_msg("", "E: unexpected RTS argument: ");
     expect_msg("-", "E: unknown RTS option: -");
+    /* A message stays one line whatever the argument holds. */
+    expect_msg("-foo\nbar\x7f", "E: unknown RTS option: -foo?bar?");
     expect_msg("-hTx", "E: flag -hT given an argument when none was expected: -hTx");
     expect_msg("-Mgrace", "E: error in RTS option -Mgrace: unable to parse number 'grace'");
     expect_msg("-ki", "E: error in RTS option -ki: missing value (expected -ki<size>)");
