@@ -38,3 +38,40 @@ fuzz-flags: $(FLAGS_FUZZ_DIR)/fuzz_flags $(FLAGS_FUZZ_DIR)/seeds.stamp
 # A bounded run for make check.
 check-fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz-flags FUZZ_SECONDS=10
+
+# ---- Integration: programs linked by tools/hsrts-link from this build tree
+
+FLAGS_ECHO_SRC := tests/integration/progs/flags_echo.c
+FLAGS_ECHO_DEPS := $(FLAGS_ECHO_SRC) tools/hsrts-link include/RtsAPI.h rts/flags/flags.h
+FLAGS_LINK := CC="$(CC)" tools/hsrts-link --build-tree=. -std=gnu11 -Wall -Wextra -Werror -Irts
+
+# name, hsrts-link options, library
+define FLAGS_ECHO_template
+build/tests/flags/$(1): $$(FLAGS_ECHO_DEPS) build/lib/lib$(3).a build/hsrts.pc build/hsrts-debug.pc
+	@mkdir -p $$(@D)
+	$$(FLAGS_LINK) $(2) -o $$@ $$(FLAGS_ECHO_SRC)
+FLAGS_INTEGRATION_PROGS += build/tests/flags/$(1)
+endef
+$(eval $(call FLAGS_ECHO_template,echo_default,,hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_all,-rtsopts '-with-rtsopts=-G3 -A2m',hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_none,-rtsopts=none,hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_ignore,-rtsopts=ignore,hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_ignore_all,-rtsopts=ignoreAll -with-rtsopts=-G4,hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_quiet,-rtsopts=some -no-rtsopts-suggestions,hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_quote,-rtsopts '-with-rtsopts=-A2m -po"x\y',hsrts))
+$(eval $(call FLAGS_ECHO_template,echo_debug,-debug -rtsopts,hsrts_debug))
+
+check-integration: $(FLAGS_INTEGRATION_PROGS)
+
+# hsrts-link against an installed hsrts (pkg-config), installed under build/.
+FLAGS_INST := $(CURDIR)/build/tests/flags/inst
+build/tests/flags/inst.stamp: $(LIBS_STATIC) $(LIBS_SHARED) build/hsrts.pc build/hsrts-debug.pc
+	@rm -rf $(FLAGS_INST)
+	@$(MAKE) --no-print-directory install prefix=$(FLAGS_INST) >/dev/null
+	@touch $@
+build/tests/flags/hello_installed: tests/integration/progs/flags_hello.c tools/hsrts-link \
+                                   build/tests/flags/inst.stamp
+	PKG_CONFIG_PATH=$(FLAGS_INST)/lib/pkgconfig CC="$(CC)" HSRTS_BUILD_TREE= \
+	    tools/hsrts-link -rtsopts -with-rtsopts=-G3 -o $@ $<
+FLAGS_INTEGRATION_PROGS += build/tests/flags/hello_installed
+check-integration: build/tests/flags/hello_installed
