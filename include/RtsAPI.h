@@ -124,6 +124,19 @@ extern RTS_EXPORT void getRTSStats(RTSStats *s);
 extern RTS_EXPORT int getRTSStatsEnabled(void);
 extern RTS_EXPORT uint64_t getAllocations(void);
 
+/* ---- Program arguments (flags module; GHC's names and semantics) ----------
+ * hs_init removes the RTS arguments (+RTS ... -RTS, --RTS) from argv.
+ * getProgArgv gives the program's arguments, getFullProgArgv the original
+ * command line. The arrays belong to the runtime and end with NULL. The set
+ * functions copy their arguments; setProgArgv also renames the program in
+ * the runtime's messages. None of these is thread-safe. */
+extern RTS_EXPORT void getProgArgv(int *argc, char **argv[]);
+extern RTS_EXPORT void setProgArgv(int argc, char *argv[]);
+extern RTS_EXPORT void getFullProgArgv(int *argc, char **argv[]);
+extern RTS_EXPORT void setFullProgArgv(int argc, char *argv[]);
+extern RTS_EXPORT void freeFullProgArgv(void);
+/* ---- end of the program arguments block ---------------------------------- */
+
 extern RTS_EXPORT int rts_isThreaded(void);
 extern RTS_EXPORT int rts_isDebugged(void);
 

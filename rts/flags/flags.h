@@ -8,6 +8,9 @@
  *
  * How the values are filled (the option table, the four sources, the policy)
  * is the flags module's business: see rts/flags/README.md.
+ *
+ * The char * fields are owned by the structure (malloc'd, freed by
+ * flags_free); a defaults hook that sets one must give it a malloc'd string.
  */
 #ifndef RTS_FLAGS_H
 #define RTS_FLAGS_H
@@ -183,5 +186,15 @@ void flags_init_defaults(void);
  * prints and exits 0.
  */
 void flags_setup(int *argc, char ***argv, const RtsConfig *config);
+
+/*
+ * The RTS arguments of every source, in processing order (rts_opts, GHCRTS,
+ * command line): statistics files print them in their header. NULL-terminated,
+ * owned by the flags module.
+ */
+void flags_rts_args(int *argc, char ***argv);
+
+/* Free the argv copies and the strings of rts_flags (at hs_exit). */
+void flags_free(void);
 
 #endif /* RTS_FLAGS_H */
