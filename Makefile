@@ -10,6 +10,15 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
+
+# Quiet by default; make V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-6s %s\n'
+endif
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -65,16 +74,19 @@ define WAY_template
 OBJS_$(1) := $$(patsubst %.c,build/$(1)/%.o,$$(RTS_SRCS))
 build/$(1)/%.o: %.c $$(CONFIG_MK)
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $$(CFLAGS_$(1)) -MMD -MP -c $$< -o $$@
+	$$(quiet) CC-$(1) $$<
+	$$(Q)$$(CC) $$(BASE_CFLAGS) $$(CFLAGS_$(1)) -MMD -MP -c $$< -o $$@
 build/lib/lib$$(LIBNAME_$(1)).a: $$(OBJS_$(1))
 	@mkdir -p $$(@D)
-	rm -f $$@ && ar rcs $$@ $$^
+	$$(quiet) AR $$@
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
 build/lib/lib$$(LIBNAME_$(1)).so.$(VERSION): $$(OBJS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) -shared -Wl,--as-needed -Wl,-soname,lib$$(LIBNAME_$(1)).so.$(SOVERSION) $$(CFLAGS_$(1)) \
+	$$(quiet) LD $$@
+	$$(Q)$$(CC) -shared -Wl,--as-needed -Wl,-soname,lib$$(LIBNAME_$(1)).so.$(SOVERSION) $$(CFLAGS_$(1)) \
 	    -o $$@ $$^ $$(RTS_LIBS)
-	ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so.$(SOVERSION)
-	ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so
+	$$(Q)ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so.$(SOVERSION)
+	$$(Q)ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so
 -include $$(OBJS_$(1):.o=.d)
 endef
 $(foreach w,$(WAYS) asan,$(eval $(call WAY_template,$(w))))
@@ -136,10 +148,12 @@ link_way = build/lib/lib$(LIBNAME_$(1)).a $(RTS_LIBS)
 BENCH_SRCS := $(wildcard bench/*.c)
 build/bench/%: bench/%.c $(RTS_HDRS) build/lib/libhsrts.a
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -O2 -g -o $@ $< $(call link_way,v)
+	$(quiet) LINK $@
+	$(Q)$(CC) $(PROG_CFLAGS) -O2 -g -o $@ $< $(call link_way,v)
 build/bench/debug/%: bench/%.c $(RTS_HDRS) build/lib/libhsrts_debug.a
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -O0 -g -o $@ $< $(call link_way,debug)
+	$(quiet) LINK $@
+	$(Q)$(CC) $(PROG_CFLAGS) -O0 -g -o $@ $< $(call link_way,debug)
 
 DEMO_DEPTH ?= 18
 .PHONY: run
@@ -164,7 +178,8 @@ TEST_CFLAGS_asan := -O1 -g3 -DDEBUG $(SANITIZE)
 define TEST_template
 build/tests/$(1)/%: tests/unit/%.c $$(TEST_SUPPORT_SRCS) $$(wildcard tests/support/*.h) $$(RTS_HDRS) build/lib/lib$$(LIBNAME_$(1)).a
 	@mkdir -p $$(@D)
-	$$(CC) $$(TEST_CFLAGS) $$(TEST_CFLAGS_$(1)) -o $$@ $$< $$(TEST_SUPPORT_SRCS) \
+	$$(quiet) LINK $$@
+	$$(Q)$$(CC) $$(TEST_CFLAGS) $$(TEST_CFLAGS_$(1)) -o $$@ $$< $$(TEST_SUPPORT_SRCS) \
 	    build/lib/lib$$(LIBNAME_$(1)).a $$(CHECK_LIBS) $$(RTS_LIBS)
 endef
 $(foreach w,v debug asan,$(eval $(call TEST_template,$(w))))
@@ -175,7 +190,7 @@ check:
 	@grep -q '^HAVE_CHECK = yes' $(CONFIG_MK) || ./configure -q
 	@$(MAKE) --no-print-directory check-run
 
-CHECK_TARGETS := check-unit check-integration check-valgrind check-notes
+CHECK_TARGETS := check-unit check-integration check-valgrind check-notes check-fuzz-smoke
 check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
 	@$(MAKE) --no-print-directory $(CHECK_TARGETS)
 	@echo "hsrts: all tests passed"

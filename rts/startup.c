@@ -119,6 +119,7 @@ void hs_exit(void)
     threads_exit();
     cap_exit();
     stats_exit();
+    flags_free();
 }
 
 void hs_perform_gc(void) { performMajorGC(); }

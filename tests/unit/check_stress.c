@@ -7,7 +7,7 @@
  * and large objects never moving, and at the end every block not needed by
  * an empty heap given back (the block count returns to its floor).
  *
- * HSRTS_STRESS_ITERS scales the run (default 300 rounds per configuration);
+ * HSRTS_STRESS_ITERS scales the run (default 1000 rounds per configuration);
  * HSRTS_TEST_SEED replays a failure; HSRTS_STRESS_ONLY="<opts>" runs one
  * configuration (with CK_FORK=no, under a debugger).
  */
@@ -45,7 +45,7 @@ static const char *const configs[] = {
 static int iterations(void)
 {
     const char *s = getenv("HSRTS_STRESS_ITERS");
-    return s ? atoi(s) : 300;
+    return s ? atoi(s) : 1000;
 }
 
 START_TEST(stress_config)
@@ -69,7 +69,7 @@ START_TEST(stress_config)
 
     int iters = iterations();
     for (int it = 0; it < iters; it++) {
-        mutator_step(&m, 50 + (int)rng_below(&m.rng, 250));
+        mutator_step(&m, 10 + (int)rng_below(&m.rng, 100));
         uint64_t before = mutator_checksum(&m);
         if (it % 8 == 7)
             performMajorGC();
