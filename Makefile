@@ -190,7 +190,7 @@ check:
 	@grep -q '^HAVE_CHECK = yes' $(CONFIG_MK) || ./configure -q
 	@$(MAKE) --no-print-directory check-run
 
-CHECK_TARGETS := check-unit check-integration check-valgrind check-notes check-fuzz-smoke
+CHECK_TARGETS := check-format check-unit check-integration check-valgrind check-notes check-fuzz-smoke
 check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
 	@$(MAKE) --no-print-directory $(CHECK_TARGETS)
 	@echo "hsrts: all tests passed"
@@ -198,17 +198,34 @@ check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
 check-unit: $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
 	@tests/run-unit.sh $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
 
-INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees
+# Small programs of the integration tests, in each way.
+define PROG_template
+build/tests/progs/$(1)/%: tests/integration/progs/%.c $$(RTS_HDRS) build/lib/lib$$(LIBNAME_$(1)).a
+	@mkdir -p $$(@D)
+	$$(quiet) LINK $$@
+	$$(Q)$$(CC) $$(PROG_CFLAGS) -O1 -g -o $$@ $$< $$(call link_way,$(1))
+endef
+$(foreach w,v debug,$(eval $(call PROG_template,$(w))))
+
+INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees \
+                     build/tests/progs/v/bad_input build/tests/progs/debug/bad_input
 check-integration: $(INTEGRATION_PROGS) all
 	@tests/integration/run.sh
 
 check-valgrind: build/bench/binarytrees
 	@if [ -z "$(VALGRIND)" ]; then echo "check-valgrind: valgrind is not installed" >&2; exit 1; fi
-	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	    build/bench/binarytrees 10 > /dev/null
+	$(quiet) VALGRIND "binarytrees 12 +RTS -A64k (memcheck)"
+	$(Q)valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    build/bench/binarytrees 12 +RTS -A64k -RTS > /dev/null
 
 check-notes:
 	@tests/check-notes.sh
+
+# Every C file is as clang-format leaves it (STYLE.md item 11).
+check-format:
+	@command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed" >&2; exit 1; }
+	@clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h' 2>/dev/null || find include rts tests bench -name '*.[ch]') \
+	    && echo "check-format: every C file is formatted"
 
 check-asan:
 	@mk/deps.sh check

@@ -8,7 +8,7 @@
  * fields. Pointers carry the constructor tag (Nil = 1, Node = 2). Every heap
  * pointer that lives across an allocation sits in a root frame.
  *
- * Usage: binarytrees [depth] [+RTS options -RTS]
+ * Usage: binarytrees [depth] [+RTS options -RTS]   (every RTS option is allowed)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static const StgInfoTable nil_info = {
 static const StgInfoTable node_info = HS_CONSTR_INFO(1, 2, 0, "main:Main.Node");
 static const StgClosure nil_closure = {.info = &nil_info};
 
-#define NIL TAG_CLOSURE(1, &nil_closure)
+#define NIL      TAG_CLOSURE(1, &nil_closure)
 #define NODE_TAG 2
 
 typedef struct {
@@ -74,7 +74,7 @@ typedef struct {
 
 int main(int argc, char *argv[])
 {
-    hs_init(&argc, &argv);
+    hs_init_with_rtsopts(&argc, &argv);
     int n = argc > 1 ? atoi(argv[1]) : 10;
     if (n < 0 || n > 30) {
         fprintf(stderr, "binarytrees: depth must be between 0 and 30\n");

@@ -18,9 +18,9 @@
 
 /* Exit codes, as GHC's. */
 #define EXIT_INTERNAL_ERROR 254
-#define EXIT_DEADLOCK 253
-#define EXIT_INTERRUPTED 252
-#define EXIT_HEAPOVERFLOW 251
-#define EXIT_KILLED 250
+#define EXIT_DEADLOCK       253
+#define EXIT_INTERRUPTED    252
+#define EXIT_HEAPOVERFLOW   251
+#define EXIT_KILLED         250
 
 #endif /* HSRTS_RTS_H */

@@ -8,7 +8,7 @@
 set -eu
 
 build_pkgs="gcc make autoconf automake pkgconf libnuma-dev libunwind-dev libjemalloc-dev"
-check_pkgs="$build_pkgs check valgrind clang libclang-rt-14-dev"
+check_pkgs="$build_pkgs check valgrind clang clang-format libclang-rt-14-dev git"
 bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine"
 
 case "${1:-build}" in

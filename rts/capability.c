@@ -44,7 +44,10 @@ void cap_exit(void)
     my_cap = NULL;
 }
 
-Capability *cap_mine(void) { return my_cap; }
+Capability *cap_mine(void)
+{
+    return my_cap;
+}
 
 Capability *rts_lock(void)
 {

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "hsrts_config.h"
+#include "os/os_proc.h"
 
-static const char *prog_name = "<unknown>";
+/* Until hs_init names it, the program is called what the OS calls it. */
+static const char *prog_name;
 static void (*exit_hook)(int code);
 
 void msg_set_prog_name(const char *argv0)
@@ -23,12 +25,19 @@ void msg_set_prog_name(const char *argv0)
     prog_name = slash ? slash + 1 : argv0;
 }
 
-const char *msg_prog_name(void) { return prog_name; }
+const char *msg_prog_name(void)
+{
+    if (prog_name == NULL) {
+        const char *os_name = os_program_name();
+        prog_name = os_name && *os_name ? os_name : "<unknown>";
+    }
+    return prog_name;
+}
 
 void msg_verror(const char *fmt, va_list ap)
 {
     fflush(stdout);
-    fprintf(stderr, "%s: ", prog_name);
+    fprintf(stderr, "%s: ", msg_prog_name());
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     fflush(stderr);
@@ -48,7 +57,7 @@ void msg_sys_error(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fflush(stdout);
-    fprintf(stderr, "%s: ", prog_name);
+    fprintf(stderr, "%s: ", msg_prog_name());
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, ": %s\n", strerror(saved));
     fflush(stderr);
@@ -64,7 +73,10 @@ void msg_debug(const char *fmt, ...)
     fflush(stderr);
 }
 
-void msg_set_exit_hook(void (*hook)(int code)) { exit_hook = hook; }
+void msg_set_exit_hook(void (*hook)(int code))
+{
+    exit_hook = hook;
+}
 
 void msg_exit(int code)
 {
@@ -91,10 +103,11 @@ void msg_barf(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fflush(stdout);
-    fprintf(stderr, "%s: internal error: ", prog_name);
+    fprintf(stderr, "%s: internal error: ", msg_prog_name());
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n    (hsrts version %s for %s)\n"
-                    "    Please report this as an hsrts bug.\n",
+    fprintf(stderr,
+            "\n    (hsrts version %s for %s)\n"
+            "    Please report this as an hsrts bug.\n",
             HSRTS_VERSION, HSRTS_HOST_PLATFORM);
     fflush(stderr);
     va_end(ap);

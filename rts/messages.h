@@ -32,6 +32,17 @@ RTS_NORETURN void msg_fatal(int code, const char *fmt, ...) RTS_PRINTF(2, 3);
 /* An internal error: print, point at the bug tracker, abort(). */
 RTS_NORETURN void msg_barf(const char *fmt, ...) RTS_PRINTF(1, 2);
 
+/* Internal invariants: checked in the debug way, gone in the others. */
+#ifdef DEBUG
+#define ASSERT(c)                                                             \
+    do {                                                                      \
+        if (RTS_UNLIKELY(!(c)))                                               \
+            msg_barf("assertion failed: %s (%s:%d)", #c, __FILE__, __LINE__); \
+    } while (0)
+#else
+#define ASSERT(c) ((void)0)
+#endif
+
 /*
  * Exit the process with `code`. Runs the hook installed with
  * msg_set_exit_hook first (the startup module flushes statistics there).

@@ -25,7 +25,10 @@ static int init_count;
 static bool shut_down;
 static bool running;
 
-bool startup_running(void) { return running; }
+bool startup_running(void)
+{
+    return running;
+}
 
 /* Whatever way the process ends (heap overflow, a fatal error), report. */
 static void on_fatal_exit(int code)
@@ -38,7 +41,8 @@ static void on_fatal_exit(int code)
 void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
 {
     if (shut_down)
-        msg_fatal(1, "hs_init_ghc: reinitializing the RTS after shutdown is not currently supported");
+        msg_fatal(1,
+                  "hs_init_ghc: reinitializing the RTS after shutdown is not currently supported");
     if (init_count++ > 0)
         return;
     stats_init_start();
@@ -65,7 +69,10 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
     stats_init_end();
 }
 
-void hs_init(int *argc, char **argv[]) { hs_init_ghc(argc, argv, defaultRtsConfig); }
+void hs_init(int *argc, char **argv[])
+{
+    hs_init_ghc(argc, argv, defaultRtsConfig);
+}
 
 void hs_init_with_rtsopts(int *argc, char **argv[])
 {
@@ -87,9 +94,18 @@ static void with_cap(void (*f)(Capability *cap))
     rts_unlock(cap);
 }
 
-static void major_gc(Capability *cap) { gc_collect(cap, true, GC_REASON_FORCED); }
-static void some_gc(Capability *cap) { gc_collect(cap, false, GC_REASON_FORCED); }
-static void final_gc(Capability *cap) { gc_collect(cap, true, GC_REASON_EXIT); }
+static void major_gc(Capability *cap)
+{
+    gc_collect(cap, true, GC_REASON_FORCED);
+}
+static void some_gc(Capability *cap)
+{
+    gc_collect(cap, false, GC_REASON_FORCED);
+}
+static void final_gc(Capability *cap)
+{
+    gc_collect(cap, true, GC_REASON_EXIT);
+}
 
 void hs_exit(void)
 {
@@ -122,7 +138,10 @@ void hs_exit(void)
     flags_free();
 }
 
-void hs_perform_gc(void) { performMajorGC(); }
+void hs_perform_gc(void)
+{
+    performMajorGC();
+}
 
 void performGC(void)
 {

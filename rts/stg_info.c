@@ -4,8 +4,7 @@
  */
 #include "Rts.h"
 
-#define INFO(name_, type_, desc_)                                                            \
-    const StgInfoTable name_ = {.type = (type_), .name = (desc_)}
+#define INFO(name_, type_, desc_) const StgInfoTable name_ = {.type = (type_), .name = (desc_)}
 
 INFO(stg_IND_info, IND, "IND");
 INFO(stg_BLACKHOLE_info, BLACKHOLE, "BLACKHOLE");

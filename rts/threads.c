@@ -168,8 +168,14 @@ void threads_evacuate_roots(void)
             evacuate((StgClosure **)&table[i]);
 }
 
-uint32_t threads_count(void) { return table_size; }
-StgTSO *threads_get(uint32_t i) { return i < table_size ? table[i] : NULL; }
+uint32_t threads_count(void)
+{
+    return table_size;
+}
+StgTSO *threads_get(uint32_t i)
+{
+    return i < table_size ? table[i] : NULL;
+}
 
 static RTS_NORETURN void stack_overflow(StgTSO *tso)
 {
@@ -215,6 +221,7 @@ void rts_stack_underflow(Capability *cap)
 {
     StgTSO *tso = cap->r.tso;
     StgStack *s = cap->r.stack;
+    ASSERT(((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info);
     StgStack *older = ((StgUnderflowFrame *)s->sp)->next_chunk;
     tso->tot_stack_size -= s->stack_size;
     tso->stackobj = older;

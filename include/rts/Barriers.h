@@ -24,7 +24,10 @@ RTS_INLINE void rts_write_mut_var(Capability *cap, StgMutVar *mv, StgClosure *v)
         rts_dirty_mut_var(cap, mv);
 }
 
-RTS_INLINE StgClosure *rts_read_mut_var(const StgMutVar *mv) { return mv->var; }
+RTS_INLINE StgClosure *rts_read_mut_var(const StgMutVar *mv)
+{
+    return mv->var;
+}
 
 /* Write element i of a mutable array: the element, its card, the header. */
 RTS_INLINE void rts_write_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *v)

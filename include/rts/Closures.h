@@ -138,7 +138,7 @@ typedef struct StgStack_ {
 /* TSO: a thread. Pointer fields first (the info table counts them). */
 typedef struct StgTSO_ {
     const StgInfoTable *info;
-    struct StgTSO_ *link;      /* traced; reserved for blocking queues */
+    struct StgTSO_ *link;       /* traced; reserved for blocking queues */
     struct StgStack_ *stackobj; /* traced; the current (newest) chunk */
     /* Non-pointer fields. */
     struct StgStack_ *spare; /* an emptied chunk kept until the next GC */
@@ -178,7 +178,10 @@ RTS_INLINE StgClosure *UNTAG(const StgClosure *p)
 {
     return (StgClosure *)((StgWord)p & ~TAG_MASK);
 }
-RTS_INLINE StgWord GET_TAG(const StgClosure *p) { return (StgWord)p & TAG_MASK; }
+RTS_INLINE StgWord GET_TAG(const StgClosure *p)
+{
+    return (StgWord)p & TAG_MASK;
+}
 RTS_INLINE StgClosure *TAG_CLOSURE(StgWord tag, const StgClosure *p)
 {
     return (StgClosure *)((StgWord)p | tag);

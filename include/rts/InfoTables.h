@@ -49,14 +49,25 @@ typedef struct StgInfoTable_ {
  * from C. Example: static const StgInfoTable node_info =
  *     HS_CONSTR_INFO(1, 2, 0, "main:Main.Node");
  */
-#define HS_CONSTR_INFO(tag_, ptrs_, nptrs_, name_)                                   \
-    {.type = CONSTR, .tag = (tag_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_)}
-#define HS_FUN_INFO(arity_, ptrs_, nptrs_, name_)                                    \
-    {.type = FUN, .tag = (arity_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_)}
-#define HS_THUNK_INFO(entry_, ptrs_, nptrs_, name_)                                  \
-    {.type = THUNK, .ptrs = (ptrs_), .nptrs = (nptrs_), .entry = (entry_), .name = (name_)}
-#define HS_SELECTOR_INFO(field_, name_) {.type = THUNK_SELECTOR, .tag = (field_), .name = (name_)}
-#define HS_RET_SMALL_INFO(size_, bitmap_, name_)                                     \
-    {.type = RET_SMALL, .ptrs = (size_), .bitmap = {.small = (bitmap_)}, .name = (name_)}
+#define HS_CONSTR_INFO(tag_, ptrs_, nptrs_, name_)                                         \
+    {                                                                                      \
+        .type = CONSTR, .tag = (tag_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_) \
+    }
+#define HS_FUN_INFO(arity_, ptrs_, nptrs_, name_)                                         \
+    {                                                                                     \
+        .type = FUN, .tag = (arity_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_) \
+    }
+#define HS_THUNK_INFO(entry_, ptrs_, nptrs_, name_)                                           \
+    {                                                                                         \
+        .type = THUNK, .ptrs = (ptrs_), .nptrs = (nptrs_), .entry = (entry_), .name = (name_) \
+    }
+#define HS_SELECTOR_INFO(field_, name_)                          \
+    {                                                            \
+        .type = THUNK_SELECTOR, .tag = (field_), .name = (name_) \
+    }
+#define HS_RET_SMALL_INFO(size_, bitmap_, name_)                                            \
+    {                                                                                       \
+        .type = RET_SMALL, .ptrs = (size_), .bitmap = {.small = (bitmap_)}, .name = (name_) \
+    }
 
 #endif /* HSRTS_RTS_INFOTABLES_H */

@@ -14,8 +14,8 @@
 typedef struct Capability_ Capability;
 
 typedef struct HsRegs_ {
-    StgPtr hp;    /* next free word of the current nursery block */
-    StgPtr hplim; /* end of it; NULL forces every allocation into the slow path */
+    StgPtr hp;       /* next free word of the current nursery block */
+    StgPtr hplim;    /* end of it; NULL forces every allocation into the slow path */
     StgStack *stack; /* current stack chunk of the current thread */
     StgTSO *tso;     /* current thread */
     StgWord owner;   /* the current thread's owner token (odd), for blackholing */

@@ -56,8 +56,7 @@ RTS_INLINE void rts_pop_roots(Capability *cap, StgClosure **slots)
         rts_stack_underflow(cap);
 }
 
-#define HS_ROOTS(cap, T)                                                               \
-    ((T *)rts_push_roots((cap), sizeof(T) / sizeof(StgClosure *)))
+#define HS_ROOTS(cap, T)     ((T *)rts_push_roots((cap), sizeof(T) / sizeof(StgClosure *)))
 #define HS_POP_ROOTS(cap, r) rts_pop_roots((cap), (StgClosure **)(void *)(r))
 
 #endif /* HSRTS_RTS_ROOTS_H */

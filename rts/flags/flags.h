@@ -33,13 +33,13 @@ typedef enum { HEAP_PROF_NONE = 0, HEAP_PROF_CLOSURE_TYPE, HEAP_PROF_INFO_TABLE 
 
 typedef struct {
     /* Allocation area and generations. */
-    uint64_t alloc_area_bytes;      /* -A; default 4 MiB */
-    uint64_t large_alloc_lim_bytes; /* -AL; 0 = same as -A */
-    uint64_t nursery_chunk_bytes;   /* -n; 0 = no chunks */
-    uint64_t min_old_gen_bytes;     /* -O; default 1 MiB */
-    double old_gen_factor;          /* -F; default 2 */
-    double return_decay_factor;     /* -Fd; default 4; 0 = never return memory */
-    uint32_t generations;           /* -G; default 2 */
+    uint64_t alloc_area_bytes;           /* -A; default 4 MiB */
+    uint64_t large_alloc_lim_bytes;      /* -AL; 0 = same as -A */
+    uint64_t nursery_chunk_bytes;        /* -n; 0 = no chunks */
+    uint64_t min_old_gen_bytes;          /* -O; default 1 MiB */
+    double old_gen_factor;               /* -F; default 2 */
+    double return_decay_factor;          /* -Fd; default 4; 0 = never return memory */
+    uint32_t generations;                /* -G; default 2 */
     uint64_t heap_size_suggestion_bytes; /* -H<size>; 0 = none */
     bool heap_size_suggestion_auto;      /* bare -H */
     uint64_t max_heap_bytes;             /* -M; 0 = unlimited */
@@ -47,11 +47,11 @@ typedef struct {
     double pc_free_heap;                 /* -m; default 3 (%) */
 
     /* Old-generation collector. */
-    bool compact;                              /* -c */
-    double compact_threshold;                  /* -c<n>; default 30 (% of -M) */
-    bool sweep;                                /* -w (mark-region) */
-    bool nonmoving;                            /* --nonmoving-gc, -xn */
-    uint32_t nonmoving_dense_allocator_count;  /* default 16 */
+    bool compact;                             /* -c */
+    double compact_threshold;                 /* -c<n>; default 30 (% of -M) */
+    bool sweep;                               /* -w (mark-region) */
+    bool nonmoving;                           /* --nonmoving-gc, -xn */
+    uint32_t nonmoving_dense_allocator_count; /* default 16 */
 
     /* Stacks. */
     uint64_t max_stack_bytes;          /* -K; default 80% of physical memory */
@@ -61,18 +61,18 @@ typedef struct {
     bool squeeze_update_frames;        /* false under -Z */
 
     /* Idle GC and sync. */
-    bool do_idle_gc;          /* false under -I0 */
-    double idle_gc_delay;     /* -I; default 0.3 (threaded), 0 (vanilla) */
-    double idle_gc_interval;  /* -Iw; default 0 */
-    double long_gc_sync;      /* --long-gc-sync=; 0 = off */
+    bool do_idle_gc;         /* false under -I0 */
+    double idle_gc_delay;    /* -I; default 0.3 (threaded), 0 (vanilla) */
+    double idle_gc_interval; /* -Iw; default 0 */
+    double long_gc_sync;     /* --long-gc-sync=; 0 = off */
 
     /* OS memory. */
-    uint64_t address_space_bytes;     /* -xr; default 1 TiB */
-    uintptr_t heap_base;              /* -xb; 0 = anywhere */
+    uint64_t address_space_bytes;          /* -xr; default 1 TiB */
+    uintptr_t heap_base;                   /* -xb; 0 = anywhere */
     bool disable_delayed_os_memory_return; /* --disable-delayed-os-memory-return */
-    bool numa;                        /* --numa[=mask] */
-    uint64_t numa_mask;               /* nodes allowed; all ones by default */
-    uint32_t debug_numa_nodes;        /* --debug-numa=<n>; 0 = off */
+    bool numa;                             /* --numa[=mask] */
+    uint64_t numa_mask;                    /* nodes allowed; all ones by default */
+    uint32_t debug_numa_nodes;             /* --debug-numa=<n>; 0 = off */
 
     uint64_t alloc_limit_grace_bytes; /* -xq; default 100 KiB */
     bool ring_bell;                   /* -B */
@@ -94,73 +94,73 @@ typedef struct {
 } ParFlags;
 
 typedef struct {
-    StatsLevel level;      /* -T -t -s -S */
-    char *file;            /* NULL = stderr */
-    bool machine_readable; /* --machine-readable */
+    StatsLevel level;       /* -T -t -s -S */
+    char *file;             /* NULL = stderr */
+    bool machine_readable;  /* --machine-readable */
     bool internal_counters; /* --internal-counters */
 } StatsFlags;
 
 typedef struct {
-    double tick_interval;           /* -V; default 0.01 */
-    double ctxt_switch_time;        /* -C; default 0.02 */
-    bool install_signal_handlers;   /* default true */
-    bool install_seh_handlers;      /* parsed only; Windows */
-    bool generate_crash_dumps;      /* parsed only; Windows */
-    bool generate_stack_traces;     /* default true */
-    char *io_manager;               /* --io-manager=; "auto" by default */
-    bool linker_always_pic;         /* -xp */
-    uintptr_t linker_mmap_base;     /* -xm */
-    bool optimistic_linking;        /* --optimistic-linking */
-    bool read_tix_file;             /* --read-tix-file=; default true */
-    bool write_tix_file;            /* --write-tix-file=; default true */
+    double tick_interval;         /* -V; default 0.01 */
+    double ctxt_switch_time;      /* -C; default 0.02 */
+    bool install_signal_handlers; /* default true */
+    bool install_seh_handlers;    /* parsed only; Windows */
+    bool generate_crash_dumps;    /* parsed only; Windows */
+    bool generate_stack_traces;   /* default true */
+    char *io_manager;             /* --io-manager=; "auto" by default */
+    bool linker_always_pic;       /* -xp */
+    uintptr_t linker_mmap_base;   /* -xm */
+    bool optimistic_linking;      /* --optimistic-linking */
+    bool read_tix_file;           /* --read-tix-file=; default true */
+    bool write_tix_file;          /* --write-tix-file=; default true */
 } MiscFlags;
 
 typedef struct {
-    HeapProfMode heap_prof;         /* -hT, -hi (-h = -hT with a warning) */
-    double heap_prof_interval;      /* -i; default 0.1 */
-    char *hp_stem;                  /* -po; NULL = program name */
-    bool automatic_heap_samples;    /* false under --no-automatic-heap-samples */
+    HeapProfMode heap_prof;      /* -hT, -hi (-h = -hT with a warning) */
+    double heap_prof_interval;   /* -i; default 0.1 */
+    char *hp_stem;               /* -po; NULL = program name */
+    bool automatic_heap_samples; /* false under --no-automatic-heap-samples */
 } ProfFlags;
 
 /* Eventlog classes (-l letters). */
 typedef struct {
-    bool eventlog;          /* -l given */
-    bool scheduler;         /* s */
-    bool gc;                /* g */
-    bool nonmoving_gc;      /* n */
-    bool sparks_sampled;    /* p */
-    bool sparks_full;       /* f */
-    bool user;              /* u */
-    bool timestamp;         /* t */
-    char *eventlog_file;    /* -ol; NULL = <prog>.eventlog */
-    double flush_interval;  /* --eventlog-flush-interval=; 0 = off */
-    bool null_writer;       /* --null-eventlog-writer */
-    bool trace_stderr;      /* -v */
+    bool eventlog;         /* -l given */
+    bool scheduler;        /* s */
+    bool gc;               /* g */
+    bool nonmoving_gc;     /* n */
+    bool sparks_sampled;   /* p */
+    bool sparks_full;      /* f */
+    bool user;             /* u */
+    bool timestamp;        /* t */
+    char *eventlog_file;   /* -ol; NULL = <prog>.eventlog */
+    double flush_interval; /* --eventlog-flush-interval=; 0 = off */
+    bool null_writer;      /* --null-eventlog-writer */
+    bool trace_stderr;     /* -v */
 } TraceFlags;
 
 /* -D classes (debug way only). */
 typedef struct {
-    bool scheduler;   /* s */
-    bool interpreter; /* i */
-    bool weak;        /* w */
-    bool gccafs;      /* G */
-    bool gc;          /* g */
-    bool nonmoving_gc;/* n */
-    bool block_alloc; /* b */
-    bool sanity;      /* S */
-    bool zero_on_gc;  /* Z */
-    bool stable;      /* t */
-    bool prof;        /* p */
-    bool linker;      /* l */
+    bool scheduler;      /* s */
+    bool interpreter;    /* i */
+    bool weak;           /* w */
+    bool gccafs;         /* G */
+    bool gc;             /* g */
+    bool nonmoving_gc;   /* n */
+    bool block_alloc;    /* b */
+    bool sanity;         /* S */
+    bool zero_on_gc;     /* Z */
+    bool stable;         /* t */
+    bool prof;           /* p */
+    bool linker;         /* l */
     bool linker_verbose; /* L */
-    bool apply;       /* a */
-    bool stm;         /* m */
-    bool squeeze;     /* z */
-    bool hpc;         /* c */
-    bool sparks;      /* r */
-    bool compact;     /* C */
-    bool continuation;/* k */
-    bool iomanager;   /* o */
+    bool apply;          /* a */
+    bool stm;            /* m */
+    bool squeeze;        /* z */
+    bool hpc;            /* c */
+    bool sparks;         /* r */
+    bool compact;        /* C */
+    bool continuation;   /* k */
+    bool iomanager;      /* o */
 } DebugFlags;
 
 typedef struct {

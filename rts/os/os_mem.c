@@ -26,8 +26,8 @@ void *os_reserve(size_t bytes, size_t align, uintptr_t hint)
 {
     /* Over-reserve by `align` so an aligned range of `bytes` fits, then trim. */
     size_t len = bytes + align;
-    void *p = mmap((void *)hint, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void *p =
+        mmap((void *)hint, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     uintptr_t start = (uintptr_t)p;
@@ -47,8 +47,8 @@ bool os_commit(void *p, size_t bytes)
         errno = ENOMEM;
         return false;
     }
-    void *r = mmap(p, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                   -1, 0);
+    void *r =
+        mmap(p, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     return r == p;
 }
 
@@ -62,7 +62,10 @@ void os_decommit(void *p, size_t bytes, bool lazy)
     madvise(p, bytes, MADV_DONTNEED);
 }
 
-void os_release(void *p, size_t bytes) { munmap(p, bytes); }
+void os_release(void *p, size_t bytes)
+{
+    munmap(p, bytes);
+}
 
 uint64_t os_physical_memory(void)
 {

@@ -14,9 +14,18 @@ static int64_t clock_ns(clockid_t id)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int64_t os_time_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
-int64_t os_time_process_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
-int64_t os_time_thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+int64_t os_time_monotonic_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
+}
+int64_t os_time_process_cpu_ns(void)
+{
+    return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
+int64_t os_time_thread_cpu_ns(void)
+{
+    return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 uint64_t os_page_faults(void)
 {

@@ -33,14 +33,23 @@ static StgWord large_alloc_limit_blocks(void)
     return (StgWord)(lim / BLOCK_SIZE);
 }
 
+/* A request no heap could ever hold is bad input, not a heap overflow. */
+static RTS_NORETURN void request_too_large(StgWord words)
+{
+    msg_fatal(EXIT_HEAPOVERFLOW,
+              "out of memory (requested %lu words, more than the heap's %lu-byte address space; "
+              "see -xr)",
+              (unsigned long)words, (unsigned long)mblock_heap_size);
+}
+
 StgPtr rts_alloc_large(Capability *cap, StgWord words)
 {
     if (words > (StgWord)1 << 58)
-        hooks_heap_overflow(~(W_)0);
+        request_too_large(words);
     StgWord bytes = words * sizeof(StgWord);
     StgWord blocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
     if (!bd_request_fits(blocks))
-        hooks_heap_overflow(bytes);
+        request_too_large(words);
     if (sm_large_alloc_blocks + blocks > large_alloc_limit_blocks())
         gc_collect(cap, false, GC_REASON_LARGE);
     bdescr *bd = bd_alloc_group_lock(blocks);
@@ -126,8 +135,7 @@ StgSmallMutArrPtrs *rts_new_small_array(Capability *cap, StgWord n, StgClosure *
 {
     StgClosure **root = rts_push_roots(cap, 1);
     root[0] = init;
-    StgSmallMutArrPtrs *a =
-        (StgSmallMutArrPtrs *)rts_alloc(cap, SIZEOF_W(StgSmallMutArrPtrs) + n);
+    StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)rts_alloc(cap, SIZEOF_W(StgSmallMutArrPtrs) + n);
     init = root[0];
     rts_pop_roots(cap, root);
     a->info = &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
@@ -148,4 +156,7 @@ StgMutVar *rts_new_mut_var(Capability *cap, StgClosure *init)
     return mv;
 }
 
-int rts_is_heap_alloced(const void *p) { return HEAP_ALLOCED(UNTAG((const StgClosure *)p)); }
+int rts_is_heap_alloced(const void *p)
+{
+    return HEAP_ALLOCED(UNTAG((const StgClosure *)p));
+}

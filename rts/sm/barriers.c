@@ -50,9 +50,8 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
         size = layout_of(t, info).size;
         break;
     default:
-        msg_fatal(EXIT_INTERNAL_ERROR,
-                  "rts_update_thunk: %p is not a thunk (closure type %u)", (void *)t,
-                  (unsigned)info->type);
+        msg_fatal(EXIT_INTERNAL_ERROR, "rts_update_thunk: %p is not a thunk (closure type %u)",
+                  (void *)t, (unsigned)info->type);
     }
 #ifdef DEBUG
     /* An indirection cycle would make the collector loop: catch it here. */

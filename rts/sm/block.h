@@ -24,19 +24,19 @@
 
 #include "rts/Config.h"
 
-#define BDESCR_SIZE 64
-#define BDESCR_SHIFT 6
+#define BDESCR_SIZE           64
+#define BDESCR_SHIFT          6
 #define BLOCKS_PER_MBLOCK_ALL (MBLOCK_SIZE / BLOCK_SIZE)
 /* Descriptor area rounded up to whole blocks. */
-#define FIRST_BLOCK_OFF                                                                      \
+#define FIRST_BLOCK_OFF \
     (((BLOCKS_PER_MBLOCK_ALL * BDESCR_SIZE) + BLOCK_SIZE - 1) & ~(StgWord)BLOCK_MASK)
 #define BLOCKS_PER_MBLOCK ((MBLOCK_SIZE - FIRST_BLOCK_OFF) / BLOCK_SIZE)
 
 struct generation_;
 
 typedef struct bdescr_ {
-    StgPtr start; /* first word of the block; fixed */
-    StgPtr free;  /* first free word; BD_FREE_MARK in a free group's head and tail */
+    StgPtr start;         /* first word of the block; fixed */
+    StgPtr free;          /* first free word; BD_FREE_MARK in a free group's head and tail */
     struct bdescr_ *link; /* next group in the owner's list; head, in non-head blocks */
     union {
         struct bdescr_ *back; /* previous group in doubly-linked lists */
@@ -59,20 +59,19 @@ _Static_assert(FIRST_BLOCK_OFF == 4 * BLOCK_SIZE, "descriptor area is four block
 
 /* Block flags. */
 #define BF_EVACUATED 0x0001 /* objects here must not move in this GC (older gen, or to-space) */
-#define BF_LARGE 0x0002     /* one large object (or a pinned block): relinked, never copied */
-#define BF_PINNED 0x0004    /* pinned byte arrays; no pointers */
-#define BF_MARKED 0x0008    /* compacting / mark-region */
-#define BF_NURSERY 0x0010   /* part of an allocation area */
-#define BF_MUT_LIST 0x0020  /* a remembered-set block */
-#define BF_STACK 0x0040     /* a STACK chunk (also BF_LARGE) */
+#define BF_LARGE     0x0002 /* one large object (or a pinned block): relinked, never copied */
+#define BF_PINNED    0x0004 /* pinned byte arrays; no pointers */
+#define BF_MARKED    0x0008 /* compacting / mark-region */
+#define BF_NURSERY   0x0010 /* part of an allocation area */
+#define BF_MUT_LIST  0x0020 /* a remembered-set block */
+#define BF_STACK     0x0040 /* a STACK chunk (also BF_LARGE) */
 #define BF_NONMOVING 0x0080 /* reserved: nonmoving segment */
-#define BF_COMPACT 0x0100   /* reserved: compact region */
+#define BF_COMPACT   0x0100 /* reserved: compact region */
 
 RTS_INLINE bdescr *Bdescr(const void *p)
 {
     StgWord w = (StgWord)p;
-    return (bdescr *)(((w & ~MBLOCK_MASK)) |
-                      (((w & MBLOCK_MASK) >> BLOCK_SHIFT) << BDESCR_SHIFT));
+    return (bdescr *)(((w & ~MBLOCK_MASK)) | (((w & MBLOCK_MASK) >> BLOCK_SHIFT) << BDESCR_SHIFT));
 }
 
 /* The descriptor of the first usable block of p's megablock. */
@@ -90,8 +89,8 @@ RTS_INLINE uint32_t blocks_to_mblocks(StgWord n)
 {
     if (n <= BLOCKS_PER_MBLOCK)
         return 1;
-    return 1 + (uint32_t)((n - BLOCKS_PER_MBLOCK + BLOCKS_PER_MBLOCK_ALL - 1) /
-                          BLOCKS_PER_MBLOCK_ALL);
+    return 1 +
+           (uint32_t)((n - BLOCKS_PER_MBLOCK + BLOCKS_PER_MBLOCK_ALL - 1) / BLOCKS_PER_MBLOCK_ALL);
 }
 /* Blocks in a group spanning m megablocks. */
 RTS_INLINE StgWord mblock_group_blocks(uint32_t m)
@@ -99,6 +98,9 @@ RTS_INLINE StgWord mblock_group_blocks(uint32_t m)
     return BLOCKS_PER_MBLOCK + (StgWord)(m - 1) * BLOCKS_PER_MBLOCK_ALL;
 }
 
-RTS_INLINE StgWord bd_words(const bdescr *bd) { return (StgWord)(bd->free - bd->start); }
+RTS_INLINE StgWord bd_words(const bdescr *bd)
+{
+    return (StgWord)(bd->free - bd->start);
+}
 
 #endif /* RTS_SM_BLOCK_H */

@@ -8,6 +8,7 @@
 
 #include "Rts.h"
 #include "hooks.h"
+#include "flags/flags.h"
 #include "messages.h"
 #include "sm/mblock.h"
 
@@ -21,8 +22,14 @@ static uint64_t n_free_blocks;
 
 static pthread_mutex_t sm_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-void sm_lock(void) { pthread_mutex_lock(&sm_mutex); }
-void sm_unlock(void) { pthread_mutex_unlock(&sm_mutex); }
+void sm_lock(void)
+{
+    pthread_mutex_lock(&sm_mutex);
+}
+void sm_unlock(void)
+{
+    pthread_mutex_unlock(&sm_mutex);
+}
 
 void bd_init(void)
 {
@@ -30,11 +37,20 @@ void bd_init(void)
     n_alloc_blocks = hw_alloc_blocks = n_free_blocks = 0;
 }
 
-void bd_exit(void) { bd_init(); }
+void bd_exit(void)
+{
+    bd_init();
+}
 
-static uint32_t log2_floor(StgWord n) { return 63 - (uint32_t)__builtin_clzl(n); }
+static uint32_t log2_floor(StgWord n)
+{
+    return 63 - (uint32_t)__builtin_clzl(n);
+}
 
-static uint32_t log2_ceil(StgWord n) { return n <= 1 ? 0 : log2_floor(n - 1) + 1; }
+static uint32_t log2_ceil(StgWord n)
+{
+    return n <= 1 ? 0 : log2_floor(n - 1) + 1;
+}
 
 /* --- free lists (doubly linked through link / u.back) ------------------------- */
 
@@ -112,6 +128,7 @@ static bdescr *alloc_mega_group(uint32_t node, uint32_t mblocks)
 /* Take n blocks off the end of free group bd (already removed from its list). */
 static bdescr *split_tail(bdescr *bd, StgWord n)
 {
+    ASSERT(n > 0 && n < bd->blocks);
     bd->blocks -= (uint32_t)n;
     bdescr *rest = bd + bd->blocks;
     rest->blocks = (uint32_t)n;
@@ -174,10 +191,17 @@ bdescr *bd_alloc_group_on_node(uint32_t node, StgWord n)
     }
     init_group(bd);
     count_alloc(n);
+#ifdef DEBUG
+    if (rts_flags.debug.block_alloc)
+        msg_debug("bd: allocated %lu blocks at %p\n", (unsigned long)n, (void *)bd->start);
+#endif
     return bd;
 }
 
-bdescr *bd_alloc_group(StgWord n) { return bd_alloc_group_on_node(0, n); }
+bdescr *bd_alloc_group(StgWord n)
+{
+    return bd_alloc_group_on_node(0, n);
+}
 
 bdescr *bd_alloc_group_lock(StgWord n)
 {
@@ -187,8 +211,14 @@ bdescr *bd_alloc_group_lock(StgWord n)
     return bd;
 }
 
-bdescr *bd_alloc_block(void) { return bd_alloc_group(1); }
-bdescr *bd_alloc_block_lock(void) { return bd_alloc_group_lock(1); }
+bdescr *bd_alloc_block(void)
+{
+    return bd_alloc_group(1);
+}
+bdescr *bd_alloc_block_lock(void)
+{
+    return bd_alloc_group_lock(1);
+}
 
 void bd_free_group(bdescr *bd)
 {
@@ -257,10 +287,22 @@ void bd_free_chain_lock(bdescr *bd)
     sm_unlock();
 }
 
-uint64_t bd_n_alloc_blocks(void) { return n_alloc_blocks; }
-uint64_t bd_hw_alloc_blocks(void) { return hw_alloc_blocks; }
-void bd_reset_hw_alloc_blocks(void) { hw_alloc_blocks = n_alloc_blocks; }
-uint64_t bd_n_free_blocks(void) { return n_free_blocks; }
+uint64_t bd_n_alloc_blocks(void)
+{
+    return n_alloc_blocks;
+}
+uint64_t bd_hw_alloc_blocks(void)
+{
+    return hw_alloc_blocks;
+}
+void bd_reset_hw_alloc_blocks(void)
+{
+    hw_alloc_blocks = n_alloc_blocks;
+}
+uint64_t bd_n_free_blocks(void)
+{
+    return n_free_blocks;
+}
 
 void bd_check(void)
 {
@@ -326,6 +368,6 @@ void bd_check(void)
                 listed += c->blocks;
             }
     if (listed != n_free_blocks)
-        msg_barf("bd_check: free lists hold %llu blocks, %llu counted",
-                 (unsigned long long)listed, (unsigned long long)n_free_blocks);
+        msg_barf("bd_check: free lists hold %llu blocks, %llu counted", (unsigned long long)listed,
+                 (unsigned long long)n_free_blocks);
 }

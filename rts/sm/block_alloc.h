@@ -53,7 +53,10 @@ void bd_reset_hw_alloc_blocks(void);
 uint64_t bd_n_free_blocks(void);
 
 /* Is bd the head of a free group? */
-static inline bool bd_is_free(const bdescr *bd) { return bd->free == BD_FREE_MARK; }
+static inline bool bd_is_free(const bdescr *bd)
+{
+    return bd->free == BD_FREE_MARK;
+}
 
 /* Check the invariants above; barf on the first violation. */
 void bd_check(void);

@@ -22,6 +22,7 @@ void evac_bad_object(const StgClosure *q, const char *where)
  */
 void evac_large(bdescr *bd)
 {
+    ASSERT(bd->blocks > 0 && (bd->flags & BF_LARGE) && !(bd->flags & BF_EVACUATED));
     generation *from = bd->gen;
     /* Unlink from the from-space list (doubly linked through link/u.back). */
     if (bd->u.back)
@@ -47,4 +48,3 @@ void evac_large(bdescr *bd)
         ws->todo_large = bd;
     }
 }
-

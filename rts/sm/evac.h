@@ -23,7 +23,10 @@ RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
 /* Relink a large object (or pinned block) into its destination generation. */
 void evac_large(bdescr *bd);
 
-RTS_INLINE bool is_forwarded(const StgClosure *q) { return ((StgWord)q->info & 1) != 0; }
+RTS_INLINE bool is_forwarded(const StgClosure *q)
+{
+    return ((StgWord)q->info & 1) != 0;
+}
 RTS_INLINE StgClosure *forwardee(const StgClosure *q)
 {
     return (StgClosure *)((StgWord)q->info - 1);
@@ -64,6 +67,7 @@ RTS_INLINE uint32_t dest_gen(const bdescr *bd)
 /* Copy q (size words) to its destination generation and forward it. */
 RTS_INLINE StgClosure *copy(StgClosure *q, StgWord size, const bdescr *bd)
 {
+    ASSERT(size > 0 && size < LARGE_OBJECT_THRESHOLD_W);
     StgPtr to = gc_alloc_for_copy(size, dest_gen(bd));
     copy_words(to, (const StgWord *)q, size);
     q->info = (const StgInfoTable *)((StgWord)to + 1);

@@ -251,6 +251,11 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
 #ifdef DEBUG
     if (rts_flags.debug.sanity)
         sanity_check_heap("after GC", true);
+    if (rts_flags.debug.gc)
+        msg_debug("gc: collection %llu of generations 0..%u: copied %llu words, live %llu "
+                  "words, %llu blocks in use\n",
+                  (unsigned long long)gc_count, N, (unsigned long long)gct->copied_words,
+                  (unsigned long long)live_words, (unsigned long long)bd_n_alloc_blocks());
 #endif
 
     GcStatsRecord rec = {

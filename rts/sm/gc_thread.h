@@ -43,7 +43,7 @@ typedef struct {
     bdescr *scan_bd;       /* block being scavenged, or NULL */
     uint64_t copied_words; /* words copied in this GC */
     uint64_t any_work, scav_find_work;
-    gen_workspace *ws;     /* [n_generations] */
+    gen_workspace *ws; /* [n_generations] */
 } gc_thread;
 
 extern gc_thread *gct;

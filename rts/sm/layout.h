@@ -28,7 +28,10 @@ typedef struct {
 } Layout;
 
 /* Is info's type a stack frame? */
-RTS_INLINE bool layout_is_frame_type(uint32_t type) { return type >= RET_SMALL && type <= STOP_FRAME; }
+RTS_INLINE bool layout_is_frame_type(uint32_t type)
+{
+    return type >= RET_SMALL && type <= STOP_FRAME;
+}
 
 /*
  * The layout of a heap or static object. The caller has checked that info

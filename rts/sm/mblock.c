@@ -50,8 +50,9 @@ void mblock_init(void)
         size /= 2;
     }
     if (!p)
-        msg_fatal(EXIT_INTERNAL_ERROR, "could not reserve %llu bytes of address space for the heap "
-                                    "(-xr); the OS refused even %llu bytes",
+        msg_fatal(EXIT_INTERNAL_ERROR,
+                  "could not reserve %llu bytes of address space for the heap "
+                  "(-xr); the OS refused even %llu bytes",
                   (unsigned long long)want, (unsigned long long)MIN_RESERVATION);
     mblock_heap_base = (uintptr_t)p;
     mblock_heap_size = size;
@@ -74,9 +75,15 @@ void mblock_exit(void)
     state = NULL;
 }
 
-static void *mb_addr(uint64_t i) { return (void *)(mblock_heap_base + (i << MBLOCK_SHIFT)); }
+static void *mb_addr(uint64_t i)
+{
+    return (void *)(mblock_heap_base + (i << MBLOCK_SHIFT));
+}
 
-static uint64_t mb_index(const void *p) { return ((uintptr_t)p - mblock_heap_base) >> MBLOCK_SHIFT; }
+static uint64_t mb_index(const void *p)
+{
+    return ((uintptr_t)p - mblock_heap_base) >> MBLOCK_SHIFT;
+}
 
 /*
  * Commit the never-committed megablocks of [i, i+n), in maximal runs.
@@ -189,8 +196,20 @@ void *mblock_next_in_use(void *prev)
     return NULL;
 }
 
-uintptr_t mblock_high_water(void) { return mblock_heap_base + (hw << MBLOCK_SHIFT); }
+uintptr_t mblock_high_water(void)
+{
+    return mblock_heap_base + (hw << MBLOCK_SHIFT);
+}
 
-uint64_t mblock_n_in_use(void) { return n_in_use; }
-uint64_t mblock_n_committed(void) { return n_in_use + n_free_committed; }
-uint64_t mblock_peak_committed(void) { return peak_committed; }
+uint64_t mblock_n_in_use(void)
+{
+    return n_in_use;
+}
+uint64_t mblock_n_committed(void)
+{
+    return n_in_use + n_free_committed;
+}
+uint64_t mblock_peak_committed(void)
+{
+    return peak_committed;
+}

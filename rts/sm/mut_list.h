@@ -27,6 +27,7 @@
 #define RTS_SM_MUT_LIST_H
 
 #include "capability.h"
+#include "messages.h"
 #include "sm/block_alloc.h"
 
 bdescr *mut_list_new_block(void);
@@ -34,6 +35,7 @@ bdescr *mut_list_grow(Capability *cap, uint32_t gen_no);
 
 RTS_INLINE void mut_list_record(Capability *cap, StgClosure *p, uint32_t gen_no)
 {
+    ASSERT(gen_no > 0);
     bdescr *bd = cap->mut_lists[gen_no];
     if (RTS_UNLIKELY(bd->free >= bd->start + BLOCK_SIZE_W))
         bd = mut_list_grow(cap, gen_no);

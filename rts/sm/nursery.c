@@ -8,6 +8,7 @@
  * into cap->current_nursery, one of the blocks of cap->nursery.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "flags/flags.h"
 #include "hooks.h"
@@ -111,8 +112,13 @@ static void cap_use_nursery(Capability *cap, nursery *n)
 void sm_reset_nurseries(void)
 {
     for (uint32_t i = 0; i < n_nurseries; i++)
-        for (bdescr *bd = nurseries[i].blocks; bd; bd = bd->link)
+        for (bdescr *bd = nurseries[i].blocks; bd; bd = bd->link) {
+#ifdef DEBUG
+            /* What is left is dead: make a pointer still aiming here show. */
+            memset(bd->start, 0xaa, (size_t)(bd->free - bd->start) * sizeof(StgWord));
+#endif
             bd->free = bd->start;
+        }
     for (uint32_t c = 0; c < n_capabilities; c++)
         cap_use_nursery(capabilities[c], &nurseries[c]);
     next_nursery = n_capabilities;

@@ -32,7 +32,10 @@ static uintptr_t starts_end;
 static StgWord *rset;
 static StgWord rset_cap, rset_n;
 
-static StgWord hash_ptr(StgWord p) { return (p >> 3) * 0x9E3779B97F4A7C15ull; }
+static StgWord hash_ptr(StgWord p)
+{
+    return (p >> 3) * 0x9E3779B97F4A7C15ull;
+}
 
 static void rset_add(StgWord p)
 {
@@ -70,10 +73,10 @@ static bool rset_has(StgWord p)
 
 /* --- failures ---------------------------------------------------------------- */
 
-#define FAIL(...)                                                                            \
-    do {                                                                                     \
-        msg_error("sanity check failed (%s): ", when_);                                      \
-        msg_barf(__VA_ARGS__);                                                               \
+#define FAIL(...)                                       \
+    do {                                                \
+        msg_error("sanity check failed (%s): ", when_); \
+        msg_barf(__VA_ARGS__);                          \
     } while (0)
 
 /* --- pass 1: blocks ------------------------------------------------------------ */
@@ -212,7 +215,10 @@ static void walk_heap(void (*f)(StgClosure *))
     }
 }
 
-static void note_start(StgClosure *q) { mark_start(q); }
+static void note_start(StgClosure *q)
+{
+    mark_start(q);
+}
 
 /* --- pass 3: pointers ------------------------------------------------------------ */
 
@@ -261,7 +267,8 @@ static void check_stack(StgStack *s, uint32_t gen, bool remembered)
         if (info->type == UNDERFLOW_FRAME) {
             StgClosure *next = (StgClosure *)((StgUnderflowFrame *)p)->next_chunk;
             if (UNTAG(next)->info->type != STACK)
-                FAIL("stack %p: underflow frame points to %p, not a stack", (void *)s, (void *)next);
+                FAIL("stack %p: underflow frame points to %p, not a stack", (void *)s,
+                     (void *)next);
         }
         if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME) {
             saw_bottom = true;
@@ -291,8 +298,7 @@ static void check_fields(StgClosure *q)
         StgMutArrPtrs *a = (StgMutArrPtrs *)q;
         uint8_t *cards = mut_arr_ptrs_cards(a);
         for (StgWord i = 0; i < a->ptrs; i++)
-            check_pointer(q, &a->payload[i], gen,
-                          remembered && cards[i >> MUT_ARR_PTRS_CARD_BITS]);
+            check_pointer(q, &a->payload[i], gen, remembered && cards[i >> MUT_ARR_PTRS_CARD_BITS]);
         return;
     }
     case THUNK:
@@ -339,8 +345,8 @@ static void check_roots(void)
             if (!is_start(cap->r.tso) || cap->r.tso->info->type != TSO)
                 FAIL("capability %u's thread %p is not a TSO", c, (void *)cap->r.tso);
             if (cap->r.stack != cap->r.tso->stackobj)
-                FAIL("capability %u runs on stack %p, its thread's is %p", c,
-                     (void *)cap->r.stack, (void *)cap->r.tso->stackobj);
+                FAIL("capability %u runs on stack %p, its thread's is %p", c, (void *)cap->r.stack,
+                     (void *)cap->r.tso->stackobj);
             if (!cap->r.stack->dirty)
                 FAIL("capability %u's active stack %p is not dirty", c, (void *)cap->r.stack);
         }

@@ -74,8 +74,8 @@ static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
         any |= gct->failed_to_evac;
     }
     gct->eager_promotion = saved;
-    bool frozen = a->info->type == MUT_ARR_PTRS_FROZEN_CLEAN ||
-                  a->info->type == MUT_ARR_PTRS_FROZEN_DIRTY;
+    bool frozen =
+        a->info->type == MUT_ARR_PTRS_FROZEN_CLEAN || a->info->type == MUT_ARR_PTRS_FROZEN_DIRTY;
     if (frozen)
         a->info = any ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info;
     else
@@ -142,7 +142,8 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
             a->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
                             : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
         else
-            a->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
+            a->info =
+                dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
         return SIZEOF_W(StgSmallMutArrPtrs) + a->ptrs;
     }
 

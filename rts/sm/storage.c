@@ -122,7 +122,8 @@ void sm_check(void)
         for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
             if (bd->gen != gen || bd->gen_no != g || bd->dest_no != gen->to->no ||
                 !(bd->flags & BF_EVACUATED) || (bd->flags & BF_LARGE))
-                msg_barf("sm_check: block %p of generation %u has bad fields", (void *)bd->start, g);
+                msg_barf("sm_check: block %p of generation %u has bad fields", (void *)bd->start,
+                         g);
             blocks += bd->blocks;
             words += bd_words(bd);
         }

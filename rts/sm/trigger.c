@@ -36,7 +36,10 @@
 static uint32_t majors_not_from_growth;
 static uint32_t g0_pct_kept = 30; /* estimate of nursery survival, for -H */
 
-static StgWord bytes_to_blocks(uint64_t bytes) { return (StgWord)(bytes / BLOCK_SIZE); }
+static StgWord bytes_to_blocks(uint64_t bytes)
+{
+    return (StgWord)(bytes / BLOCK_SIZE);
+}
 
 static StgWord min_nursery_blocks(void)
 {
@@ -77,7 +80,8 @@ uint32_t trigger_choose_gen(bool force_major)
 static void resize_generations(void)
 {
     const GcFlags *f = &rts_flags.gc;
-    StgWord live = (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
+    StgWord live =
+        (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
     StgWord size = (StgWord)((double)live * f->old_gen_factor);
     StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
     if (size < min_old)
@@ -143,7 +147,8 @@ static void return_memory(bool growth)
     majors_not_from_growth = growth ? 0 : majors_not_from_growth + 1;
     if (f->return_decay_factor <= 0)
         return;
-    double factor = f->old_gen_factor / (1.0 + (double)majors_not_from_growth / f->return_decay_factor);
+    double factor =
+        f->old_gen_factor / (1.0 + (double)majors_not_from_growth / f->return_decay_factor);
     StgWord live = 0;
     for (uint32_t g = 0; g < n_generations; g++)
         live += (generations[g].n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W +
@@ -151,8 +156,8 @@ static void return_memory(bool growth)
     StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
     if (live < min_old)
         live = min_old;
-    StgWord large_lim = bytes_to_blocks(f->large_alloc_lim_bytes ? f->large_alloc_lim_bytes
-                                                                   : f->alloc_area_bytes);
+    StgWord large_lim =
+        bytes_to_blocks(f->large_alloc_lim_bytes ? f->large_alloc_lim_bytes : f->alloc_area_bytes);
     double need = (double)(sm_nursery_blocks() + large_lim) + (factor + 2.0) * (double)live;
     StgWord suggestion = bytes_to_blocks(f->heap_size_suggestion_bytes);
     if (need < (double)suggestion)

@@ -37,8 +37,14 @@ static uint64_t gc_start_faults, last_gc_end_faults;
 static bool in_exit, reported;
 static FILE *out; /* NULL: no output */
 
-static int64_t now_cpu(void) { return os_time_process_cpu_ns(); }
-static int64_t now_elapsed(void) { return os_time_monotonic_ns(); }
+static int64_t now_cpu(void)
+{
+    return os_time_process_cpu_ns();
+}
+static int64_t now_elapsed(void)
+{
+    return os_time_monotonic_ns();
+}
 
 void stats_init_start(void)
 {
@@ -142,8 +148,8 @@ void stats_gc_end(Capability *cap, const GcStatsRecord *rec)
     }
 
     if (rts_flags.stats.level == STATS_VERBOSE && out) {
-        fprintf(out, "%9" PRIu64 " %9" PRIu64 " %9" PRIu64, rec->allocated_bytes,
-                rec->copied_bytes, rec->live_bytes);
+        fprintf(out, "%9" PRIu64 " %9" PRIu64 " %9" PRIu64, rec->allocated_bytes, rec->copied_bytes,
+                rec->live_bytes);
         fprintf(out, " %6.3f %6.3f %8.3f %8.3f %4" PRIu64 " %4" PRIu64 "  (Gen: %2u)\n",
                 (double)cpu / 1e9, (double)elapsed / 1e9,
                 (double)(now_cpu() - init_start_cpu) / 1e9,
@@ -189,7 +195,10 @@ static const char *with_commas(uint64_t n, char buf[32])
     return buf;
 }
 
-static double secs(int64_t ns) { return (double)ns / 1e9; }
+static double secs(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
 
 typedef struct {
     int64_t init_cpu, init_elapsed, mut_cpu, mut_elapsed, gc_cpu, gc_elapsed;
@@ -243,21 +252,24 @@ static void report_summary(FILE *f)
     uint64_t frag_blocks = peak_mb * BLOCKS_PER_MBLOCK > bd_hw_alloc_blocks()
                                ? peak_mb * BLOCKS_PER_MBLOCK - bd_hw_alloc_blocks()
                                : 0;
-    fprintf(f, "%16" PRIu64 " MiB total memory in use (%" PRIu64 " MiB lost due to fragmentation)\n\n",
+    fprintf(f,
+            "%16" PRIu64 " MiB total memory in use (%" PRIu64 " MiB lost due to fragmentation)\n\n",
             peak_mb * MBLOCK_SIZE / (1024 * 1024), frag_blocks * BLOCK_SIZE / (1024 * 1024));
     fprintf(f, "%37sTot time (elapsed)  Avg pause  Max pause\n", "");
     for (uint32_t g = 0; g < n_gen_stats; g++) {
         GenStats *gs = &gen_stats[g];
         double avg = gs->collections ? secs(gs->elapsed_ns) / gs->collections : 0.0;
         fprintf(f, "  Gen %2u     %5u colls, %5u par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n", g,
-                gs->collections, gs->par_collections, secs(gs->cpu_ns), secs(gs->elapsed_ns),
-                avg, secs(gs->max_pause_ns));
+                gs->collections, gs->par_collections, secs(gs->cpu_ns), secs(gs->elapsed_ns), avg,
+                secs(gs->max_pause_ns));
     }
     fprintf(f, "\n");
-    fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", secs(t.init_cpu), secs(t.init_elapsed));
+    fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", secs(t.init_cpu),
+            secs(t.init_elapsed));
     fprintf(f, "  MUT     time  %7.3fs  (%7.3fs elapsed)\n", secs(t.mut_cpu), secs(t.mut_elapsed));
     fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", secs(t.gc_cpu), secs(t.gc_elapsed));
-    fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", secs(t.exit_cpu), secs(t.exit_elapsed));
+    fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", secs(t.exit_cpu),
+            secs(t.exit_elapsed));
     fprintf(f, "  Total   time  %7.3fs  (%7.3fs elapsed)\n\n", secs(t.total_cpu),
             secs(t.total_elapsed));
 #ifndef THREADED_RTS
@@ -268,7 +280,8 @@ static void report_summary(FILE *f)
     uint64_t rate = t.mut_cpu > 0 ? (uint64_t)((double)allocated / secs(t.mut_cpu)) : 0;
     fprintf(f, "  Alloc rate    %s bytes per MUT second\n\n", with_commas(rate, b));
     fprintf(f, "  Productivity %5.1f%% of total user, %.1f%% of total elapsed\n\n",
-            100.0 * (double)(t.total_cpu - t.gc_cpu - t.init_cpu - t.exit_cpu) / (double)t.total_cpu,
+            100.0 * (double)(t.total_cpu - t.gc_cpu - t.init_cpu - t.exit_cpu) /
+                (double)t.total_cpu,
             100.0 * (double)(t.total_elapsed - t.gc_elapsed - t.init_elapsed - t.exit_elapsed) /
                 (double)t.total_elapsed);
 }
@@ -280,7 +293,8 @@ static void report_one_line(FILE *f)
     fprintf(f,
             "<<ghc: %" PRIu64 " bytes, %u GCs, %" PRIu64 "/%" PRIu64
             " avg/max bytes residency (%u samples), %" PRIu64
-            "M in use, %.3f INIT (%.3f elapsed), %.3f MUT (%.3f elapsed), %.3f GC (%.3f elapsed) :ghc>>\n",
+            "M in use, %.3f INIT (%.3f elapsed), %.3f MUT (%.3f elapsed), %.3f GC (%.3f elapsed) "
+            ":ghc>>\n",
             stats_allocated_bytes(), stats.gcs, avg, stats.max_live_bytes, stats.major_gcs,
             stats.max_mem_in_use_bytes / (1024 * 1024), secs(t.init_cpu), secs(t.init_elapsed),
             secs(t.mut_cpu), secs(t.mut_elapsed), secs(t.gc_cpu), secs(t.gc_elapsed));
@@ -329,6 +343,12 @@ void getRTSStats(RTSStats *s)
     s->allocated_bytes = stats_allocated_bytes();
 }
 
-int getRTSStatsEnabled(void) { return rts_flags.stats.level != STATS_NONE; }
+int getRTSStatsEnabled(void)
+{
+    return rts_flags.stats.level != STATS_NONE;
+}
 
-uint64_t getAllocations(void) { return stats_allocated_bytes(); }
+uint64_t getAllocations(void)
+{
+    return stats_allocated_bytes();
+}

@@ -44,12 +44,12 @@ static void hook(void)
     rts_flags.gc.alloc_area_bytes = 1 << 20;
 }
 
-#define REQUIRE(c)                                                                                 \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "invariant broken: %s\n", #c);                                         \
-            __builtin_trap();                                                                      \
-        }                                                                                          \
+#define REQUIRE(c)                                         \
+    do {                                                   \
+        if (!(c)) {                                        \
+            fprintf(stderr, "invariant broken: %s\n", #c); \
+            __builtin_trap();                              \
+        }                                                  \
     } while (0)
 
 static void check_invariants(const FlagsRun *run, int argc)
@@ -58,8 +58,7 @@ static void check_invariants(const FlagsRun *run, int argc)
     REQUIRE(run->parse.n_errors == 0);
     REQUIRE(f->gc.stack_chunk_buffer_bytes <= f->gc.stack_chunk_bytes / 2);
     REQUIRE(f->gc.max_heap_bytes == 0 || f->gc.alloc_area_bytes <= f->gc.max_heap_bytes);
-    REQUIRE(f->gc.max_heap_bytes == 0 ||
-            f->gc.heap_size_suggestion_bytes <= f->gc.max_heap_bytes);
+    REQUIRE(f->gc.max_heap_bytes == 0 || f->gc.heap_size_suggestion_bytes <= f->gc.max_heap_bytes);
     REQUIRE(!(f->gc.nonmoving && (f->gc.generations == 1 || f->gc.compact)));
     REQUIRE(f->gc.generations >= 1);
     REQUIRE(f->gc.alloc_area_bytes < (16u << 20) || f->gc.nursery_chunk_bytes == (4u << 20));
@@ -127,8 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case FLAGS_CONTINUE:
         check_invariants(&run, argc);
         /* What flags_setup installs, then frees at exit. */
-        flags_argv_install(argc, argv, run.prog_argc, run.prog_argv, run.rts_argc,
-                           run.rts_argv);
+        flags_argv_install(argc, argv, run.prog_argc, run.prog_argv, run.rts_argc, run.rts_argv);
         run.rts_argv = NULL;
         run.rts_argc = 0;
         int pc;
@@ -181,17 +179,18 @@ int main(int argc, char **argv)
         write_seed(argv[1], &count, level_some, 0x20 | 1, "", s->example, cmd, 1);
         write_seed(argv[1], &count, 0, 0x10 | 0x08, s->example, "", cmd + 1, 2);
     }
-    const char *mixed[] = {"+RTS", "-A32m", "-kc8k", "-kb4k", "-RTS", "x", "--RTS", "+RTS",
-                           "-M1m", "--", "-H"};
-    write_seed(argv[1], &count, all_ways | level_all, 0x30 | 0x80, "-G1 -xn", "-M4k -A8m",
-               mixed, 11);
+    const char *mixed[] = {"+RTS",  "-A32m", "-kc8k", "-kb4k", "-RTS", "x",
+                           "--RTS", "+RTS",  "-M1m",  "--",    "-H"};
+    write_seed(argv[1], &count, all_ways | level_all, 0x30 | 0x80, "-G1 -xn", "-M4k -A8m", mixed,
+               11);
     FILE *dict = fopen(argv[2], "w");
     if (dict == NULL) {
         perror(argv[2]);
         return 1;
     }
-    const char *extra[] = {"+RTS", "-RTS", "--RTS", "--", "stderr", "k", "m", "g", "t", "w",
-                           "b", "=", "0x", "1e3", "yes", "no", "auto", "select", "mio"};
+    const char *extra[] = {"+RTS", "-RTS", "--RTS", "--",     "stderr", "k",  "m",
+                           "g",    "t",    "w",     "b",      "=",      "0x", "1e3",
+                           "yes",  "no",   "auto",  "select", "mio"};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
         fprintf(dict, "\"%s\"\n", extra[i]);
     for (size_t i = 0; i < flags_table_len; i++)

@@ -8,33 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 B=build/tests/flags
 ADVICE="Link with hsrts-link -rtsopts to enable them."
-errfile=$(mktemp)
-trap 'rm -f "$errfile"' EXIT
-passed=0
-failed=0
-name=
-
-# run [VAR=value ...] -- command args...   (GHCRTS is unset unless given)
-run() {
-    local envs=()
-    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-    shift
-    OUT=$(env -u GHCRTS "${envs[@]}" "$@" 2>"$errfile")
-    RC=$?
-    ERR=$(cat "$errfile")
-}
-
-t() { name=$1; }
-ok() { passed=$((passed + 1)); }
-bad() {
-    failed=$((failed + 1))
-    printf 'FAIL %s: %s\n' "$name" "$1"
-}
-rc_is() { [ "$RC" = "$1" ] && ok || bad "exit status $RC, want $1 (stderr: $ERR)"; }
-out_is() { [ "$OUT" = "$1" ] && ok || bad "stdout:"$'\n'"$OUT"$'\n'"want:"$'\n'"$1"; }
-err_is() { [ "$ERR" = "$1" ] && ok || bad "stderr:"$'\n'"$ERR"$'\n'"want:"$'\n'"$1"; }
-out_has() { case $OUT in *"$1"*) ok ;; *) bad "stdout lacks '$1':"$'\n'"$OUT" ;; esac; }
-err_has() { case $ERR in *"$1"*) ok ;; *) bad "stderr lacks '$1':"$'\n'"$ERR" ;; esac; }
+. tests/integration/lib.sh
 
 t "several +RTS blocks are removed from argv; the full argv is kept"
 run -- $B/echo_all a +RTS -A8m -RTS b +RTS -G4 -RTS c
@@ -190,5 +164,4 @@ out_is "hello: [a] [b]"
 run LD_LIBRARY_PATH=$B/inst/lib -- $B/hello_installed +RTS --info
 out_has ' ,("Flag -with-rtsopts", "-G3")'
 
-echo "t_flags: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish t_flags

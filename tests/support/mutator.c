@@ -18,7 +18,7 @@
 
 /* --- info tables of the shapes we build ---------------------------------------- */
 
-#define MAX_PTRS 5
+#define MAX_PTRS  5
 #define MAX_NPTRS 3
 
 static StgInfoTable constr_info[MAX_PTRS + 1][MAX_NPTRS + 1];
@@ -70,20 +70,20 @@ static bool gc_imminent(Capability *cap, StgWord words)
  * Run `alloc` (any call that may collect). If a collection may happen,
  * checksum before and after and insist they agree.
  */
-#define GUARDED(m, words, call)                                                              \
-    ({                                                                                       \
-        bool guard_ = gc_imminent((m)->cap, (words));                                        \
-        uint64_t before_ = guard_ ? mutator_checksum(m) : 0;                                 \
-        uint64_t gcs_ = gc_count;                                                            \
-        __typeof__(call) r_ = (call);                                                        \
-        if (guard_ && gc_count != gcs_) {                                                    \
-            uint64_t after_ = mutator_checksum(m);                                           \
-            ck_assert_msg(before_ == after_,                                                 \
-                          "collection %llu changed the reachable graph (op %llu)",           \
-                          (unsigned long long)gc_count, (unsigned long long)(m)->ops);       \
-            checked_gcs++;                                                                   \
-        }                                                                                    \
-        r_;                                                                                  \
+#define GUARDED(m, words, call)                                                        \
+    ({                                                                                 \
+        bool guard_ = gc_imminent((m)->cap, (words));                                  \
+        uint64_t before_ = guard_ ? mutator_checksum(m) : 0;                           \
+        uint64_t gcs_ = gc_count;                                                      \
+        __typeof__(call) r_ = (call);                                                  \
+        if (guard_ && gc_count != gcs_) {                                              \
+            uint64_t after_ = mutator_checksum(m);                                     \
+            ck_assert_msg(before_ == after_,                                           \
+                          "collection %llu changed the reachable graph (op %llu)",     \
+                          (unsigned long long)gc_count, (unsigned long long)(m)->ops); \
+            checked_gcs++;                                                             \
+        }                                                                              \
+        r_;                                                                            \
     })
 
 static StgClosure *mut_alloc(Mutator *m, StgWord words)
@@ -114,7 +114,10 @@ static void track_fixed(Mutator *m, int slot, StgClosure *addr, uint64_t pattern
     }
 }
 
-static int random_slot(Mutator *m) { return (int)rng_below(&m->rng, MUT_ROOTS); }
+static int random_slot(Mutator *m)
+{
+    return (int)rng_below(&m->rng, MUT_ROOTS);
+}
 
 static StgClosure *follow_ind(StgClosure *p)
 {
@@ -202,7 +205,10 @@ static StgClosure *new_constr(Mutator *m)
     return TAG_CLOSURE(1 + (StgWord)(p + n) % 7, c);
 }
 
-static void op_constr(Mutator *m) { set_root(m, random_slot(m), new_constr(m)); }
+static void op_constr(Mutator *m)
+{
+    set_root(m, random_slot(m), new_constr(m));
+}
 
 static void op_thunk(Mutator *m)
 {
@@ -531,8 +537,8 @@ uint64_t mutator_checksum(Mutator *m)
             h = mix(h, a->bytes);
             for (StgWord i = 0; i < (a->bytes + 7) / 8; i++)
                 h = mix(h, a->payload[i] & (i + 1 == (a->bytes + 7) / 8 && a->bytes % 8
-                                               ? ((uint64_t)1 << (8 * (a->bytes % 8))) - 1
-                                               : ~(uint64_t)0));
+                                                ? ((uint64_t)1 << (8 * (a->bytes % 8))) - 1
+                                                : ~(uint64_t)0));
             break;
         }
         default:
@@ -551,7 +557,10 @@ uint64_t mutator_checksum(Mutator *m)
     return h;
 }
 
-uint64_t mutator_last_count(void) { return last_count; }
+uint64_t mutator_last_count(void)
+{
+    return last_count;
+}
 
 void mutator_check_fixed(Mutator *m)
 {
@@ -590,4 +599,7 @@ void mutator_clear(Mutator *m)
         set_root(m, i, NULL);
 }
 
-uint64_t mutator_checked_gcs(void) { return checked_gcs; }
+uint64_t mutator_checked_gcs(void)
+{
+    return checked_gcs;
+}

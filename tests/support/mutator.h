@@ -13,7 +13,7 @@
 #include "Rts.h"
 #include "test_util.h"
 
-#define MUT_ROOTS 48
+#define MUT_ROOTS     48
 #define MUT_MAX_FIXED 64
 
 typedef struct {

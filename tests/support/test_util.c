@@ -24,7 +24,10 @@ uint64_t test_seed(const char *test_name)
     return seed;
 }
 
-void rng_init(TestRng *r, uint64_t seed) { r->s = seed ? seed : 0x9E3779B97F4A7C15ull; }
+void rng_init(TestRng *r, uint64_t seed)
+{
+    r->s = seed ? seed : 0x9E3779B97F4A7C15ull;
+}
 
 uint64_t rng_next(TestRng *r)
 {
@@ -37,7 +40,10 @@ uint64_t rng_next(TestRng *r)
     return x * 0x2545F4914F6CDD1Dull;
 }
 
-uint64_t rng_below(TestRng *r, uint64_t n) { return n ? rng_next(r) % n : 0; }
+uint64_t rng_below(TestRng *r, uint64_t n)
+{
+    return n ? rng_next(r) % n : 0;
+}
 
 void test_start_rts(const char *name, const char *opts, int sanity)
 {
@@ -46,8 +52,7 @@ void test_start_rts(const char *name, const char *opts, int sanity)
     int argc = 0;
     argv_store[argc++] = (char *)name;
     argv_store[argc++] = "+RTS";
-    snprintf(buf, sizeof buf, "%s%s", opts ? opts : "",
-             sanity && rts_isDebugged() ? " -DS" : "");
+    snprintf(buf, sizeof buf, "%s%s", opts ? opts : "", sanity && rts_isDebugged() ? " -DS" : "");
     for (char *tok = strtok(buf, " "); tok && argc < 60; tok = strtok(NULL, " "))
         argv_store[argc++] = tok;
     argv_store[argc++] = "-RTS";

@@ -40,7 +40,10 @@ static void teardown(void)
     mblock_exit();
 }
 
-static StgWord group_words(const bdescr *bd) { return (StgWord)bd->blocks * BLOCK_SIZE_W; }
+static StgWord group_words(const bdescr *bd)
+{
+    return (StgWord)bd->blocks * BLOCK_SIZE_W;
+}
 
 /* Stamp the first and last word of a group; a neighbour overwriting it shows. */
 static void stamp(Live *l)

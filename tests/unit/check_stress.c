@@ -24,20 +24,13 @@
 
 /* The configurations: each runs in its own process. */
 static const char *const configs[] = {
-    "-G1",
-    "-G2",
-    "-G3",
-    "-A8k",
-    "-A64k",
-    "-A1m",
-    "-A64m",
-    "-A64k -n8k",
-    "-A1m -n64k",
-    "-G3 -A8k",
-    "-G1 -A8k",
-    "-G3 -A64k -n16k",
-    "-H16m -A64k",
-    "-F1.2 -O64k -A64k",
+    "-G1",           "-G2",
+    "-G3",           "-A8k",
+    "-A64k",         "-A1m",
+    "-A64m",         "-A64k -n8k",
+    "-A1m -n64k",    "-G3 -A8k",
+    "-G1 -A8k",      "-G3 -A64k -n16k",
+    "-H16m -A64k",   "-F1.2 -O64k -A64k",
     "-AL64k -A256k",
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
@@ -81,7 +74,8 @@ START_TEST(stress_config)
         mutator_check_fixed(&m);
     }
     uint64_t collections = gc_count - gcs_at_start;
-    fprintf(stderr, "%s: %llu collections (%llu caused by allocation, checked), last graph %llu objects\n",
+    fprintf(stderr,
+            "%s: %llu collections (%llu caused by allocation, checked), last graph %llu objects\n",
             name, (unsigned long long)collections, (unsigned long long)mutator_checked_gcs(),
             (unsigned long long)mutator_last_count());
     ck_assert_uint_ge(collections, (uint64_t)iters);

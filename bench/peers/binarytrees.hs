@@ -1,0 +1,28 @@
+import System.Environment
+import Control.Monad
+import Data.Bits
+
+data Tree = Nil | Node !Tree !Tree
+
+minN :: Int
+minN = 4
+
+make :: Int -> Tree
+make d = if d == 0 then Node Nil Nil else Node (make (d-1)) (make (d-1))
+
+check :: Tree -> Int
+check Nil = 0
+check (Node l r) = 1 + check l + check r
+
+main :: IO ()
+main = do
+  n <- getArgs >>= readIO . head
+  let maxN = max (minN + 2) n
+      stretchN = maxN + 1
+  putStrLn $ "stretch tree of depth " ++ show stretchN ++ "\t check: " ++ show (check (make stretchN))
+  let long = make maxN
+  forM_ [minN, minN+2 .. maxN] $ \d -> do
+    let niter = (1 :: Int) `shiftL` (maxN - d + minN)
+        s = sum [check (make d) | _ <- [1..niter]] :: Int
+    putStrLn $ show niter ++ "\t trees of depth " ++ show d ++ "\t check: " ++ show s
+  putStrLn $ "long lived tree of depth " ++ show maxN ++ "\t check: " ++ show (check long)

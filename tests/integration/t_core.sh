@@ -1,0 +1,97 @@
+#!/bin/bash
+# The core runtime end to end: the demo's output against values computed
+# here, the -s summary's shape, and bad input refused with one clear line
+# and a non-zero exit status (in both ways).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+# binary-trees' expected lines for depth n, computed independently.
+expected_trees() {
+    local n=$1 min=4 max stretch d iters nodes
+    max=$(( n < min + 2 ? min + 2 : n ))
+    stretch=$((max + 1))
+    echo "stretch tree of depth $stretch"$'\t'" check: $(( (1 << (stretch + 1)) - 1 ))"
+    for ((d = min; d <= max; d += 2)); do
+        iters=$((1 << (max - d + min)))
+        nodes=$(( (1 << (d + 1)) - 1 ))
+        echo "$iters"$'\t'" trees of depth $d"$'\t'" check: $((iters * nodes))"
+    done
+    echo "long lived tree of depth $max"$'\t'" check: $(( (1 << (max + 1)) - 1 ))"
+}
+
+for way in "" debug/; do
+    bt=build/bench/${way}binarytrees
+    for depth in 6 12; do
+        for opts in "" "-A8k" "-G1" "-G3 -A16k" "-A64k -n8k"; do
+            t "binarytrees $depth in ${way:-vanilla} with '$opts'"
+            extra=""
+            [ -n "$way" ] && extra="-DS"
+            run -- $bt $depth +RTS $opts $extra -RTS
+            rc_is 0
+            out_is "$(expected_trees $depth)"
+            err_is ""
+        done
+    done
+
+    t "the -s summary (${way:-vanilla})"
+    run -- $bt 10 +RTS -s -RTS
+    rc_is 0
+    err_has " bytes allocated in the heap"
+    err_has " bytes copied during GC"
+    err_has " bytes maximum residency ("
+    err_has "  Gen  0 "
+    err_has "  Gen  1 "
+    err_has "  Productivity "
+
+    b=build/tests/progs/${way:-v/}bad_input
+    [ -z "$way" ] && b=build/tests/progs/v/bad_input
+
+    t "an object with an invalid info table (${way:-vanilla})"
+    for mode in bad-info bad-info-nested; do
+        run -- $b $mode
+        rc_is 254
+        err_lines_is 1
+        err_has "has an invalid info table"
+        err_has "closure type 200"
+    done
+
+    t "a request larger than the address space (${way:-vanilla})"
+    for mode in huge-alloc huge-array; do
+        run -- $b $mode
+        rc_is 251
+        err_lines_is 1
+        err_has "bad_input: out of memory (requested "
+        err_has "see -xr"
+    done
+
+    t "hs_exit without hs_init (${way:-vanilla})"
+    run -- $b exit-without-init
+    rc_is 1
+    err_is "bad_input: hs_exit: the runtime is not initialised (hs_exit without hs_init)"
+
+    t "rts_lock without hs_init (${way:-vanilla})"
+    run -- $b lock-without-init
+    rc_is 1
+    err_is "bad_input: rts_lock: the runtime is not running (call hs_init first)"
+
+    t "rts_unlock of a capability the thread does not hold (${way:-vanilla})"
+    for mode in unlock-twice unlock-other-thread; do
+        run -- $b $mode
+        rc_is 1
+        err_is "bad_input: rts_unlock: this thread does not hold capability 0"
+    done
+
+    t "rts_lock twice (${way:-vanilla})"
+    run -- $b lock-twice
+    rc_is 1
+    err_is "bad_input: rts_lock: this thread already holds capability 0"
+
+    t "popping a root frame out of order (${way:-vanilla})"
+    run -- $b bad-pop
+    rc_is 254
+    err_lines_is 1
+    err_has "is not the topmost frame"
+done
+
+finish t_core
