@@ -38,6 +38,7 @@ fi
 
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
+[ -n "${BENCH_KEEP_RAW:-}" ] && trap - EXIT && echo "raw: $raw" >&2
 total=$((runs * ${#configs[@]}))
 n=0
 start=$SECONDS
@@ -56,7 +57,7 @@ for ((r = 1; r <= runs; r++)); do
         wall=$(echo "$res" | awk '/^wall_s/ {print $2}')
         rss=$(echo "$res" | awk '/^wall_s/ {print $4}')
         copied=$(echo "$res" | awk '/bytes copied during GC/ {gsub(",", "", $1); print $1}')
-        gc=$(echo "$res" | awk '/GC +time/ {gsub("s", "", $3); print $3}')
+        gc=$(echo "$res" | awk '/^  GC +time/ {gsub("s", "", $3); print $3}')
         echo "$label|$wall|$gc|$copied|$rss" >> "$raw"
     done
 done
