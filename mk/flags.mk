@@ -5,7 +5,7 @@
 
 FUZZ_SECONDS ?= 60
 FLAGS_FUZZ_DIR := build/fuzz/flags
-FLAGS_FUZZ_SRCS := $(wildcard rts/flags/*.c) rts/messages.c
+FLAGS_FUZZ_SRCS := $(wildcard rts/flags/*.c) rts/messages.c rts/os/os_proc.c
 FLAGS_FUZZ_DEPS := tests/fuzz/fuzz_flags.c $(FLAGS_FUZZ_SRCS) $(wildcard rts/flags/*.h) \
                    rts/messages.h include/RtsAPI.h $(CONFIG_MK)
 FLAGS_FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -14,16 +14,18 @@ FLAGS_FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror -Wno-unused-paramet
 $(FLAGS_FUZZ_DIR)/fuzz_flags: $(FLAGS_FUZZ_DEPS)
 	@mkdir -p $(@D)
 	@if [ -z "$(CLANG)" ]; then echo "fuzz-flags: clang is not installed" >&2; exit 1; fi
-	$(CLANG) $(FLAGS_FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	$(quiet) FUZZ $@
+	$(Q)$(CLANG) $(FLAGS_FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -o $@ tests/fuzz/fuzz_flags.c $(FLAGS_FUZZ_SRCS)
 
 # The seed corpus and dictionary come from the option table.
 $(FLAGS_FUZZ_DIR)/seeds.stamp: $(FLAGS_FUZZ_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(FLAGS_FUZZ_CFLAGS) -DFLAGS_FUZZ_SEEDGEN -o $(FLAGS_FUZZ_DIR)/gen_seeds \
+	$(quiet) SEEDS $(FLAGS_FUZZ_DIR)/seeds
+	$(Q)$(CC) $(FLAGS_FUZZ_CFLAGS) -DFLAGS_FUZZ_SEEDGEN -o $(FLAGS_FUZZ_DIR)/gen_seeds \
 	    tests/fuzz/fuzz_flags.c $(FLAGS_FUZZ_SRCS)
-	rm -rf $(FLAGS_FUZZ_DIR)/seeds && mkdir -p $(FLAGS_FUZZ_DIR)/seeds
-	$(FLAGS_FUZZ_DIR)/gen_seeds $(FLAGS_FUZZ_DIR)/seeds $(FLAGS_FUZZ_DIR)/flags.dict
+	$(Q)rm -rf $(FLAGS_FUZZ_DIR)/seeds && mkdir -p $(FLAGS_FUZZ_DIR)/seeds
+	$(Q)$(FLAGS_FUZZ_DIR)/gen_seeds $(FLAGS_FUZZ_DIR)/seeds $(FLAGS_FUZZ_DIR)/flags.dict
 	@touch $@
 
 .PHONY: fuzz-flags check-fuzz-smoke
@@ -49,7 +51,8 @@ FLAGS_LINK := CC="$(CC)" tools/hsrts-link --build-tree=. -std=gnu11 -Wall -Wextr
 define FLAGS_ECHO_template
 build/tests/flags/$(1): $$(FLAGS_ECHO_DEPS) build/lib/lib$(3).a build/hsrts.pc build/hsrts-debug.pc
 	@mkdir -p $$(@D)
-	$$(FLAGS_LINK) $(2) -o $$@ $$(FLAGS_ECHO_SRC)
+	$$(quiet) LINK $$@
+	$$(Q)$$(FLAGS_LINK) $(2) -o $$@ $$(FLAGS_ECHO_SRC)
 FLAGS_INTEGRATION_PROGS += build/tests/flags/$(1)
 endef
 $(eval $(call FLAGS_ECHO_template,echo_default,,hsrts))
@@ -71,7 +74,8 @@ build/tests/flags/inst.stamp: $(LIBS_STATIC) $(LIBS_SHARED) build/hsrts.pc build
 	@touch $@
 build/tests/flags/hello_installed: tests/integration/progs/flags_hello.c tools/hsrts-link \
                                    build/tests/flags/inst.stamp
-	PKG_CONFIG_PATH=$(FLAGS_INST)/lib/pkgconfig CC="$(CC)" HSRTS_BUILD_TREE= \
+	$(quiet) LINK $@
+	$(Q)PKG_CONFIG_PATH=$(FLAGS_INST)/lib/pkgconfig CC="$(CC)" HSRTS_BUILD_TREE= \
 	    tools/hsrts-link -rtsopts -with-rtsopts=-G3 -o $@ $<
 FLAGS_INTEGRATION_PROGS += build/tests/flags/hello_installed
 check-integration: build/tests/flags/hello_installed

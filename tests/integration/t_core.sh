@@ -94,4 +94,16 @@ for way in "" debug/; do
     err_has "is not the topmost frame"
 done
 
+t "make install honours DESTDIR and prefix"
+dest=$(mktemp -d)
+run -- make --no-print-directory install DESTDIR="$dest" prefix=/opt/hsrts-test
+rc_is 0
+for f in include/hsrts/Rts.h include/hsrts/rts/Closures.h lib/libhsrts.a lib/libhsrts_debug.a \
+         lib/libhsrts.so lib/libhsrts_debug.so lib/pkgconfig/hsrts.pc lib/pkgconfig/hsrts-debug.pc; do
+    [ -e "$dest/opt/hsrts-test/$f" ] && ok || bad "$f was not installed under DESTDIR"
+done
+grep -qx 'prefix=/opt/hsrts-test' "$dest/opt/hsrts-test/lib/pkgconfig/hsrts.pc" && ok ||
+    bad "hsrts.pc does not name the prefix (without DESTDIR)"
+rm -rf "$dest"
+
 finish t_core
