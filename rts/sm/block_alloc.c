@@ -114,6 +114,11 @@ static bdescr *alloc_mega_group(uint32_t node, uint32_t mblocks)
     void *mb = mblock_alloc_group(mblocks, node);
     if (!mb) {
         sm_unlock();
+        if (mblock_last_failure() == MBLOCK_FULL)
+            msg_fatal(EXIT_HEAPOVERFLOW,
+                      "heap exhausted: the heap's %lu-byte address space (-xr) is full "
+                      "(requested %lu more bytes)",
+                      (unsigned long)mblock_heap_size, (unsigned long)mblocks * MBLOCK_SIZE);
         hooks_os_alloc_failed((StgWord)mblocks * MBLOCK_SIZE, "block allocator: out of memory");
     }
     bdescr *bd = first_bdescr(mb);

@@ -31,6 +31,9 @@ static uint64_t n_mblocks; /* in the reservation */
 static uint64_t hw;        /* megablocks [0, hw) have been used at some time */
 static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
 static bool lazy_return;
+static MBlockFailure last_failure;
+
+MBlockFailure mblock_last_failure(void) { return last_failure; }
 
 #define MIN_RESERVATION ((uint64_t)256 << 20)
 
@@ -38,22 +41,21 @@ void mblock_init(void)
 {
     uint64_t want = rts_flags.gc.address_space_bytes;
     uint64_t size = want & ~(uint64_t)MBLOCK_MASK;
-    void *p = NULL;
+    if (size < MBLOCK_SIZE)
+        size = MBLOCK_SIZE;
     /*
      * -xr is a request: when the OS (ulimit -v, a small address space)
      * refuses, halve it down to a floor rather than fail at start-up.
      */
-    while (size >= MIN_RESERVATION) {
-        p = os_reserve(size, MBLOCK_SIZE, rts_flags.gc.heap_base);
-        if (p)
-            break;
+    void *p = os_reserve(size, MBLOCK_SIZE, rts_flags.gc.heap_base);
+    while (!p && size / 2 >= MIN_RESERVATION) {
         size /= 2;
+        p = os_reserve(size, MBLOCK_SIZE, rts_flags.gc.heap_base);
     }
     if (!p)
         msg_fatal(EXIT_INTERNAL_ERROR,
-                  "could not reserve %llu bytes of address space for the heap "
-                  "(-xr); the OS refused even %llu bytes",
-                  (unsigned long long)want, (unsigned long long)MIN_RESERVATION);
+                  "could not reserve %llu bytes of address space for the heap (-xr)",
+                  (unsigned long long)size);
     mblock_heap_base = (uintptr_t)p;
     mblock_heap_size = size;
     n_mblocks = size >> MBLOCK_SHIFT;
@@ -126,10 +128,14 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
             }
         }
     }
-    if (start + n > n_mblocks)
+    if (start + n > n_mblocks) {
+        last_failure = MBLOCK_FULL;
         return NULL;
-    if (!commit_range(start, n))
+    }
+    if (!commit_range(start, n)) {
+        last_failure = MBLOCK_OS_REFUSED;
         return NULL;
+    }
     for (uint64_t i = start; i < start + n; i++) {
         if (state[i] == MB_FREE)
             n_free_committed--;

@@ -39,6 +39,10 @@ void mblock_exit(void);
  * refuses to commit; the caller reports it.
  */
 void *mblock_alloc_group(uint32_t n, uint32_t node);
+
+/* Why the last mblock_alloc_group returned NULL. */
+typedef enum { MBLOCK_FULL, MBLOCK_OS_REFUSED } MBlockFailure;
+MBlockFailure mblock_last_failure(void);
 void mblock_free_group(void *mb, uint32_t n);
 
 /*

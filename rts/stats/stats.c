@@ -308,6 +308,8 @@ void stats_report(void)
     StatsLevel level = rts_flags.stats.level;
     if (!out)
         return;
+    /* The program's own output first, as GHC's hs_exit flushes its handles. */
+    fflush(stdout);
     if (level == STATS_VERBOSE) {
         char b[32];
         (void)b;

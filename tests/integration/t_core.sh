@@ -70,6 +70,17 @@ for way in "" debug/; do
     rc_is 1
     err_is "bad_input: hs_exit: the runtime is not initialised (hs_exit without hs_init)"
 
+    t "a heap larger than its -xr reservation (${way:-vanilla})"
+    run -- $bt 16 +RTS -xr8m -RTS
+    rc_is 251
+    err_lines_is 1
+    err_has "binarytrees: heap exhausted: the heap's 8388608-byte address space (-xr) is full"
+
+    t "the OS refusing memory (${way:-vanilla})"
+    run HSRTS_FAIL_OS_ALLOC=3 -- $bt 16
+    rc_is 254
+    err_has "malloc: failed on request for "
+
     t "rts_lock without hs_init (${way:-vanilla})"
     run -- $b lock-without-init
     rc_is 1
