@@ -30,6 +30,29 @@ bool startup_running(void)
     return running;
 }
 
+/*
+ * Options the option system accepts (they are valid GHC options) but whose
+ * subsystem does not exist yet. Saying so beats silently doing nothing;
+ * each line goes when its subsystem lands.
+ */
+static void warn_unimplemented(void)
+{
+    static const char *const fmt = "warning: %s is accepted but %s is not implemented yet in "
+                                   "this version of hsrts; it has no effect";
+    if (rts_flags.gc.compact)
+        msg_error(fmt, "-c", "the compacting collector");
+    if (rts_flags.gc.sweep)
+        msg_error(fmt, "-w", "the mark-region collector");
+    if (rts_flags.gc.nonmoving)
+        msg_error(fmt, "--nonmoving-gc (-xn)", "the nonmoving collector");
+    if (rts_flags.prof.heap_prof != HEAP_PROF_NONE)
+        msg_error(fmt, "-h", "heap profiling");
+    if (rts_flags.trace.eventlog)
+        msg_error(fmt, "-l", "the event log");
+    if (rts_flags.stats.machine_readable)
+        msg_error(fmt, "--machine-readable", "machine-readable statistics");
+}
+
 /* Whatever way the process ends (heap overflow, a fatal error), report. */
 static void on_fatal_exit(int code)
 {
@@ -59,6 +82,7 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
     }
     msg_set_prog_name((*argv)[0]);
     flags_setup(argc, argv, &rts_config);
+    warn_unimplemented();
 
     stats_init();
     cap_init();

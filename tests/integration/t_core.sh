@@ -105,6 +105,11 @@ for way in "" debug/; do
     err_has "is not the topmost frame"
 done
 
+t "options of subsystems not built yet are refused silently nowhere"
+run -- build/bench/binarytrees 5 +RTS -c -RTS
+rc_is 0
+err_is "binarytrees: warning: -c is accepted but the compacting collector is not implemented yet in this version of hsrts; it has no effect"
+
 t "make install honours DESTDIR and prefix"
 dest=$(mktemp -d)
 run -- make --no-print-directory install DESTDIR="$dest" prefix=/opt/hsrts-test
