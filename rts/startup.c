@@ -72,15 +72,7 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
     rts_config = config;
     os_mem_init_fault_injection();
 
-    static char unknown[] = "<unknown>";
-    static char *dummy_argv[] = {unknown, NULL};
-    int dummy_argc = 1;
-    char **dummy = dummy_argv;
-    if (argc == NULL || argv == NULL || *argv == NULL || *argc < 1) {
-        argc = &dummy_argc;
-        argv = &dummy;
-    }
-    msg_set_prog_name((*argv)[0]);
+    /* Also names the program for messages; NULL argc/argv mean "<unknown>". */
     flags_setup(argc, argv, &rts_config);
     warn_unimplemented();
 

@@ -162,6 +162,9 @@ typedef struct FlagSpec {
     const char *example;           /* a valid use, for tests and the fuzz corpus */
 } FlagSpec;
 
+/* Store v into the field row s owns (freeing a string it replaces). */
+void flags_store_field(RtsFlags *f, const FlagSpec *s, const FlagValue *v);
+
 extern const FlagSpec flags_table[];
 extern const size_t flags_table_len;
 

@@ -324,30 +324,7 @@ static void refuse_unsafe(FlagsParse *p)
 
 static void store(FlagsParse *p, const FlagSpec *s, const FlagValue *v)
 {
-    void *field = (char *)p->flags + s->offset;
-    switch (s->field) {
-    case FLAG_FIELD_U64:
-        *(uint64_t *)field = v->u;
-        break;
-    case FLAG_FIELD_U32:
-        *(uint32_t *)field = (uint32_t)v->u;
-        break;
-    case FLAG_FIELD_UPTR:
-        *(uintptr_t *)field = (uintptr_t)v->u;
-        break;
-    case FLAG_FIELD_DOUBLE:
-        *(double *)field = v->d;
-        break;
-    case FLAG_FIELD_BOOL:
-        *(bool *)field = v->u != 0;
-        break;
-    case FLAG_FIELD_STR:
-        free(*(char **)field);
-        *(char **)field = v->s ? strdup(v->s) : NULL;
-        break;
-    case FLAG_FIELD_NONE:
-        break;
-    }
+    flags_store_field(p->flags, s, v);
 }
 
 static bool parse_value(FlagsParse *p, const FlagSpec *s, const char *text, FlagValue *v)

@@ -776,6 +776,34 @@ const size_t flags_table_len = sizeof flags_table / sizeof flags_table[0];
 
 /* ---- Defaults and ownership ------------------------------------------------ */
 
+void flags_store_field(RtsFlags *f, const FlagSpec *s, const FlagValue *v)
+{
+    void *field = (char *)f + s->offset;
+    switch (s->field) {
+    case FLAG_FIELD_U64:
+        *(uint64_t *)field = v->u;
+        break;
+    case FLAG_FIELD_U32:
+        *(uint32_t *)field = (uint32_t)v->u;
+        break;
+    case FLAG_FIELD_UPTR:
+        *(uintptr_t *)field = (uintptr_t)v->u;
+        break;
+    case FLAG_FIELD_DOUBLE:
+        *(double *)field = v->d;
+        break;
+    case FLAG_FIELD_BOOL:
+        *(bool *)field = v->u != 0;
+        break;
+    case FLAG_FIELD_STR:
+        free(*(char **)field);
+        *(char **)field = v->s ? strdup(v->s) : NULL;
+        break;
+    case FLAG_FIELD_NONE:
+        break;
+    }
+}
+
 void flags_defaults(RtsFlags *f, const FlagsEnv *env)
 {
     memset(f, 0, sizeof *f);
@@ -785,29 +813,7 @@ void flags_defaults(RtsFlags *f, const FlagsEnv *env)
             s->compute_default(f, env);
         if (!s->owns_default)
             continue;
-        void *field = (char *)f + s->offset;
-        switch (s->field) {
-        case FLAG_FIELD_U64:
-            *(uint64_t *)field = s->def.u;
-            break;
-        case FLAG_FIELD_U32:
-            *(uint32_t *)field = (uint32_t)s->def.u;
-            break;
-        case FLAG_FIELD_UPTR:
-            *(uintptr_t *)field = (uintptr_t)s->def.u;
-            break;
-        case FLAG_FIELD_DOUBLE:
-            *(double *)field = s->def.d;
-            break;
-        case FLAG_FIELD_BOOL:
-            *(bool *)field = s->def.u != 0;
-            break;
-        case FLAG_FIELD_STR:
-            *(char **)field = s->def.s ? strdup(s->def.s) : NULL;
-            break;
-        case FLAG_FIELD_NONE:
-            break;
-        }
+        flags_store_field(f, s, &s->def);
     }
 }
 
