@@ -142,7 +142,9 @@ uninstall:
 # --------------------------------------------------------------------------
 # Programs linked against a way's static library.
 
-PROG_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -Iinclude -D_GNU_SOURCE
+# Clients are built as hsrts.pc tells them to be: without strict aliasing (the
+# heap is typed by info tables, not C types; GHC's RTS is built the same way).
+PROG_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -Iinclude -D_GNU_SOURCE -fno-strict-aliasing
 link_way = build/lib/lib$(LIBNAME_$(1)).a $(RTS_LIBS)
 
 BENCH_SRCS := $(wildcard bench/*.c)

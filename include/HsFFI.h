@@ -77,7 +77,16 @@ typedef void *HsStablePtr;
 
 extern RTS_EXPORT void hs_init(int *argc, char **argv[]);
 extern RTS_EXPORT void hs_exit(void);
+extern RTS_EXPORT void hs_exit_nowait(void);
+extern RTS_EXPORT void hs_thread_done(void);
 extern RTS_EXPORT void hs_perform_gc(void);
+
+extern RTS_EXPORT void hs_free_stable_ptr(HsStablePtr sp);
+extern RTS_EXPORT void hs_free_stable_ptr_unsafe(HsStablePtr sp);
+extern RTS_EXPORT void hs_lock_stable_ptr_table(void);
+extern RTS_EXPORT void hs_unlock_stable_ptr_table(void);
+extern RTS_EXPORT void hs_lock_stable_tables(void);   /* deprecated synonym */
+extern RTS_EXPORT void hs_unlock_stable_tables(void); /* deprecated synonym */
 
 #ifdef __cplusplus
 }

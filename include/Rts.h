@@ -11,16 +11,20 @@
 #include "rts/ClosureTypes.h"
 #include "rts/Closures.h"
 #include "rts/Config.h"
+#include "rts/Eval.h"
 #include "rts/InfoTables.h"
 #include "rts/Regs.h"
 #include "rts/Roots.h"
+#include "rts/Stable.h"
 #include "rts/StgInfo.h"
 
-/* Exit codes, as GHC's. */
+/* Exit codes, as GHC's, and hsrts's names for the other two it uses. */
 #define EXIT_INTERNAL_ERROR 254
 #define EXIT_DEADLOCK       253
 #define EXIT_INTERRUPTED    252
 #define EXIT_HEAPOVERFLOW   251
 #define EXIT_KILLED         250
+#define EXIT_STACKOVERFLOW  2 /* the main thread's stack passed -K */
+#define EXIT_BADFLAGS       1 /* bad RTS options, or the runtime misused */
 
 #endif /* HSRTS_RTS_H */

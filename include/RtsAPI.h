@@ -98,6 +98,12 @@ typedef struct {
     void (*defaultsHook)(void);
     void (*onExitHook)(void);
     void (*stackOverflowHook)(W_ stack_size);
+    /*
+     * Called when the heap passes -M. The default prints GHC's message and
+     * the program exits 251. If a program's own hook returns, the program
+     * goes on with -Mgrace more room; the hook is called again if that is
+     * used up too.
+     */
     void (*outOfHeapHook)(W_ request_size, W_ heap_size);
     void (*mallocFailHook)(W_ request_size, const char *msg);
     void (*gcDoneHook)(const GCDetails *stats);
@@ -114,6 +120,12 @@ extern RTS_EXPORT void hs_init_with_rtsopts(int *argc, char **argv[]);
 /* Capabilities: the right to touch the heap. */
 extern RTS_EXPORT Capability *rts_lock(void);
 extern RTS_EXPORT void rts_unlock(Capability *cap);
+
+/*
+ * Shut the runtime down (statistics, finalizers, whatever the init count)
+ * and exit with `code`; with fastExit, exit at once without shutting down.
+ */
+extern RTS_EXPORT RTS_NORETURN void shutdownHaskellAndExit(int code, int fastExit);
 
 /* Collections on demand. */
 extern RTS_EXPORT void performGC(void);

@@ -36,6 +36,13 @@ struct Capability_ {
     /* Remembered sets: mut_lists[g] for g in 1..G-1 (see sm/mut_list.h). */
     bdescr **mut_lists;
 
+    /*
+     * Roots for the runtime's own code: a pointer it must keep across an
+     * allocation that has no frame to live in (pushing a frame can itself
+     * collect). The collector updates them like any root.
+     */
+    StgClosure *scratch[2];
+
     /* Ownership. */
     pthread_mutex_t lock;
     pthread_cond_t released;

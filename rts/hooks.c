@@ -81,11 +81,12 @@ WEAK_HOOK void LongGCSyncEnd(Time time_ns)
     fprintf(stderr, "Warning: waited %luus for GC sync\n", (unsigned long)(time_ns / 1000));
 }
 
-void hooks_heap_overflow(W_ request_bytes)
+void hooks_heap_overflow(W_ request_bytes, W_ heap_limit_bytes)
 {
     void (*hook)(W_, W_) = rts_config.outOfHeapHook ? rts_config.outOfHeapHook : OutOfHeapHook;
-    hook(request_bytes, (W_)rts_flags.gc.max_heap_bytes);
-    msg_exit(EXIT_HEAPOVERFLOW);
+    hook(request_bytes, heap_limit_bytes);
+    if (hook == OutOfHeapHook)
+        msg_exit(EXIT_HEAPOVERFLOW);
 }
 
 void hooks_os_alloc_failed(W_ request_bytes, const char *msg)

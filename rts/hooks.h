@@ -22,8 +22,12 @@ void MallocFailHook(W_ request_size, const char *msg);
 void LongGCSync(uint32_t this_cap, Time time_ns);
 void LongGCSyncEnd(Time time_ns);
 
-/* Heap overflow (-M, or a request the heap can never hold): hook, exit 251. */
-RTS_NORETURN void hooks_heap_overflow(W_ request_bytes);
+/*
+ * The heap passed -M: call outOfHeapHook. The default hook prints GHC's
+ * message and the process exits 251; a program's own hook may return, and
+ * then the program goes on (the caller grants -Mgrace more).
+ */
+void hooks_heap_overflow(W_ request_bytes, W_ heap_limit_bytes);
 
 /* The OS refused memory: mallocFailHook, exit 254. */
 RTS_NORETURN void hooks_os_alloc_failed(W_ request_bytes, const char *msg);

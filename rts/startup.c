@@ -8,6 +8,7 @@
  */
 #include "startup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "Rts.h"
@@ -17,7 +18,10 @@
 #include "messages.h"
 #include "os/os_mem.h"
 #include "sm/gc.h"
+#include "sm/statics.h"
 #include "sm/storage.h"
+#include "sm/weak.h"
+#include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
 
@@ -80,6 +84,9 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
     cap_init();
     sm_init();
     threads_init();
+    stable_init();
+    weak_init();
+    statics_init(rts_config.keep_cafs);
     running = true;
     msg_set_exit_hook(on_fatal_exit);
     stats_init_end();
@@ -138,6 +145,7 @@ void hs_exit(void)
     if (rts_config.onExitHook)
         rts_config.onExitHook();
     with_cap(final_gc);
+    weak_run_all_at_exit();
     stats_exit_end();
     stats_report();
 
@@ -147,6 +155,9 @@ void hs_exit(void)
     Capability *cap = cap_mine();
     if (cap)
         rts_unlock(cap);
+    statics_exit();
+    weak_exit();
+    stable_exit();
     sm_exit();
     threads_exit();
     cap_exit();
@@ -154,10 +165,30 @@ void hs_exit(void)
     flags_free();
 }
 
-void hs_perform_gc(void)
+void hs_exit_nowait(void) { hs_exit(); }
+
+void shutdownHaskellAndExit(int code, int fastExit)
 {
-    performMajorGC();
+    if (!fastExit && running) {
+        /* The whole program is ending: the init count no longer matters. */
+        init_count = 1;
+        hs_exit();
+    }
+    fflush(stdout);
+    fflush(stderr);
+    exit(code);
 }
+
+void hs_thread_done(void)
+{
+    if (!running)
+        return;
+    if (cap_mine())
+        msg_fatal(1, "hs_thread_done: this thread still holds a capability (call rts_unlock first)");
+    threads_forget_mine();
+}
+
+void hs_perform_gc(void) { performMajorGC(); }
 
 void performGC(void)
 {

@@ -7,6 +7,7 @@
 #define INFO(name_, type_, desc_) const StgInfoTable name_ = {.type = (type_), .name = (desc_)}
 
 INFO(stg_IND_info, IND, "IND");
+INFO(stg_IND_STATIC_info, IND_STATIC, "IND_STATIC");
 INFO(stg_BLACKHOLE_info, BLACKHOLE, "BLACKHOLE");
 INFO(stg_ARR_WORDS_info, ARR_WORDS, "ARR_WORDS");
 INFO(stg_MUT_ARR_PTRS_CLEAN_info, MUT_ARR_PTRS_CLEAN, "MUT_ARR_PTRS_CLEAN");
@@ -22,6 +23,7 @@ INFO(stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info, SMALL_MUT_ARR_PTRS_FROZEN_DIRTY,
 INFO(stg_MUT_VAR_CLEAN_info, MUT_VAR_CLEAN, "MUT_VAR_CLEAN");
 INFO(stg_MUT_VAR_DIRTY_info, MUT_VAR_DIRTY, "MUT_VAR_DIRTY");
 INFO(stg_WEAK_info, WEAK, "WEAK");
+INFO(stg_DEAD_WEAK_info, WEAK, "DEAD_WEAK");
 INFO(stg_STABLE_NAME_info, STABLE_NAME, "STABLE_NAME");
 INFO(stg_PAP_info, PAP, "PAP");
 INFO(stg_AP_info, AP, "AP");

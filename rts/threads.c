@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "flags/flags.h"
 #include "hooks.h"
@@ -185,14 +186,29 @@ static RTS_NORETURN void stack_overflow(StgTSO *tso)
     msg_exit(2);
 }
 
-StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)
+/* Bytes of topmost update frames at the top of s that may move, up to `limit`. */
+static StgWord movable_words(const StgStack *s, StgWord limit_words)
+{
+    StgWord n = 0;
+    StgPtr p = s->sp;
+    while (n + SIZEOF_W(StgUpdateFrame) <= limit_words &&
+           ((StgClosure *)p)->info == &stg_UPDATE_FRAME_info) {
+        n += SIZEOF_W(StgUpdateFrame);
+        p += SIZEOF_W(StgUpdateFrame);
+    }
+    return n;
+}
+
+/* Start a new chunk with room for `words` more; see Note [Moving frames]. */
+static void stack_overflow_to_new_chunk(Capability *cap, StgWord words, StgClosure **protect)
 {
     StgTSO *tso = cap->r.tso;
     StgStack *old = cap->r.stack;
-    StgWord need = SIZEOF_W(StgStack) + SIZEOF_W(StgUnderflowFrame) + SIZEOF_W(StgRetDyn) + n;
-    StgWord words = stack_words(rts_flags.gc.stack_chunk_bytes);
-    if (words < need)
-        words = need;
+    StgWord carry = movable_words(old, rts_flags.gc.stack_chunk_buffer_bytes / sizeof(StgWord));
+    StgWord need = SIZEOF_W(StgStack) + SIZEOF_W(StgUnderflowFrame) + carry + words;
+    StgWord size = stack_words(rts_flags.gc.stack_chunk_bytes);
+    if (size < need)
+        size = need;
 
     StgStack *s = tso->spare;
     if (s && SIZEOF_W(StgStack) + s->stack_size >= need) {
@@ -200,20 +216,53 @@ StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)
         s->sp = s->stack + s->stack_size;
     } else {
         uint64_t max = rts_flags.gc.max_stack_bytes / sizeof(StgWord);
-        if (max > 0 && tso->tot_stack_size + words > max)
+        if (max > 0 && tso->tot_stack_size + size > max)
             stack_overflow(tso);
-        s = new_chunk(cap, words);
+        cap->scratch[1] = protect ? *protect : NULL;
+        s = new_chunk(cap, size);
+        if (protect)
+            *protect = cap->scratch[1];
+        cap->scratch[1] = NULL;
         tso = cap->r.tso; /* a collection may have moved it */
     }
     s->sp -= SIZEOF_W(StgUnderflowFrame);
     StgUnderflowFrame *uf = (StgUnderflowFrame *)s->sp;
     uf->info = &stg_UNDERFLOW_FRAME_info;
     uf->next_chunk = old;
+    if (carry > 0) {
+        s->sp -= carry;
+        memcpy(s->sp, old->sp, carry * sizeof(StgWord));
+        old->sp += carry;
+    }
     tso->stackobj = s;
     tso->tot_stack_size += s->stack_size;
     tso_dirty(cap, tso);
     cap->r.stack = s;
     threads_stack_activate(cap, s);
+}
+
+StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect)
+{
+    StgStack *s = cap->r.stack;
+    if (RTS_UNLIKELY(s->sp - words < s->stack)) {
+        stack_overflow_to_new_chunk(cap, words, protect);
+        s = cap->r.stack;
+    }
+    s->sp -= words;
+    return s->sp;
+}
+
+void threads_stack_pop(Capability *cap, StgWord words)
+{
+    StgStack *s = cap->r.stack;
+    s->sp += words;
+    if (((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info)
+        rts_stack_underflow(cap);
+}
+
+StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)
+{
+    stack_overflow_to_new_chunk(cap, n + SIZEOF_W(StgRetDyn), NULL);
     return rts_push_roots(cap, n);
 }
 
@@ -221,15 +270,19 @@ void rts_stack_underflow(Capability *cap)
 {
     StgTSO *tso = cap->r.tso;
     StgStack *s = cap->r.stack;
-    ASSERT(((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info);
-    StgStack *older = ((StgUnderflowFrame *)s->sp)->next_chunk;
-    tso->tot_stack_size -= s->stack_size;
-    tso->stackobj = older;
-    /* Keep the emptied chunk for the next overflow; the next GC drops it. */
-    tso->spare = s;
+    /* A chunk may be empty after its update frames moved on (Note [Moving frames]). */
+    do {
+        ASSERT(((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info);
+        StgStack *older = ((StgUnderflowFrame *)s->sp)->next_chunk;
+        tso->tot_stack_size -= s->stack_size;
+        tso->stackobj = older;
+        /* Keep the emptied chunk for the next overflow; the next GC drops it. */
+        tso->spare = s;
+        s = older;
+    } while (((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info);
     tso_dirty(cap, tso);
-    cap->r.stack = older;
-    threads_stack_activate(cap, older);
+    cap->r.stack = s;
+    threads_stack_activate(cap, s);
 }
 
 void rts_bad_pop(Capability *cap, StgClosure **slots)

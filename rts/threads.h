@@ -16,6 +16,16 @@
  * the chunks that are still active dirty and remembered (scav.c), so an
  * active chunk is always dirty. A chunk that is not active is only written
  * by the collector.
+ *
+ * Note [Moving frames]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * C code holds pointers into its root frames (RET_DYN), so those never
+ * move. Update frames are different: rts_eval finds its frame again by
+ * position (the top of the stack when the entry code returns), never by
+ * address, so the runtime may move them. On overflow the topmost update
+ * frames, up to -kb bytes, move into the new chunk, so that returning from
+ * the evaluation that overflowed does not immediately underflow (GHC's
+ * reason for -kb). Moving stops at the first frame of another kind.
  */
 #ifndef RTS_THREADS_H
 #define RTS_THREADS_H
@@ -34,6 +44,18 @@ void threads_forget_mine(void);
 
 /* Collector: evacuate every TSO in the thread table. */
 void threads_evacuate_roots(void);
+
+/*
+ * Make room for a frame of `words` words on the current thread's stack and
+ * return its address (the new sp); the caller writes the frame. May
+ * collect; `protect` (or NULL) is a pointer kept alive and updated across
+ * that. On overflow a new chunk is started (-kc) and the topmost update
+ * frames, up to -kb bytes of them, move into it (Note [Moving frames]).
+ */
+StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect);
+
+/* Pop `words` words off the current stack (the topmost frame), following an underflow. */
+void threads_stack_pop(Capability *cap, StgWord words);
 
 /* Mark a chunk dirty and remember it. See Note [Active stacks]. */
 void threads_stack_activate(Capability *cap, StgStack *s);

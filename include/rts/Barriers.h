@@ -47,6 +47,16 @@ RTS_INLINE void rts_write_small_array(Capability *cap, StgSmallMutArrPtrs *a, St
 }
 
 /*
+ * Freezing and thawing, as GHC's unsafeFreeze/unsafeThaw: a frozen array is
+ * immutable and leaves the remembered set at the next collection; thawing
+ * makes it mutable again (and remembered, if old).
+ */
+extern RTS_EXPORT void rts_freeze_array(Capability *cap, StgMutArrPtrs *a);
+extern RTS_EXPORT void rts_thaw_array(Capability *cap, StgMutArrPtrs *a);
+extern RTS_EXPORT void rts_freeze_small_array(Capability *cap, StgSmallMutArrPtrs *a);
+extern RTS_EXPORT void rts_thaw_small_array(Capability *cap, StgSmallMutArrPtrs *a);
+
+/*
  * Overwrite a thunk (THUNK, AP, THUNK_SELECTOR or BLACKHOLE) with an
  * indirection to its value. The runtime records an old-generation thunk on
  * its remembered set.

@@ -44,6 +44,21 @@ typedef struct {
     StgClosure *indirectee;
 } StgInd;
 
+/*
+ * THUNK_STATIC: a CAF, a top-level thunk in the program's (writable) data.
+ * When first evaluated it is registered with the runtime, blackholed through
+ * its slot, and updated in place to IND_STATIC with the value in
+ * indirectee; saved_info keeps the original info table. Declare one with
+ * HS_CAF(&info). See Note [CAFs and SRTs] in rts/sm/statics.h.
+ */
+typedef struct {
+    const StgInfoTable *info;
+    StgWord slot;
+    struct StgClosure_ *indirectee;
+    const StgInfoTable *saved_info;
+} StgCAF;
+#define HS_CAF(info_) {.info = (info_)}
+
 /* BLACKHOLE: a thunk under evaluation whose free variables were dropped. */
 typedef struct {
     const StgInfoTable *info;

@@ -15,8 +15,21 @@
 struct Capability_;
 struct StgClosure_;
 
-/* Entry code of a THUNK (or AP): compute the value. See include/README.md. */
+/*
+ * Entry code of a THUNK (or THUNK_STATIC): compute and return the value.
+ * It must read the free variables it needs before its first allocation
+ * (include/README.md, "Evaluation").
+ */
 typedef struct StgClosure_ *(*StgEntry)(struct Capability_ *cap, struct StgClosure_ *self);
+
+/*
+ * Entry code of a FUN: apply self to exactly info->tag (its arity)
+ * arguments. `args` points at rooted slots: they stay valid, and are
+ * updated, across collections. Read self's free variables before the first
+ * allocation, as for thunks.
+ */
+typedef struct StgClosure_ *(*StgFunEntry)(struct Capability_ *cap, struct StgClosure_ *self,
+                                           struct StgClosure_ **args);
 
 /* Bitmap of a RET_BIG frame: bit i of the words is 1 when slot i is a pointer. */
 typedef struct {
@@ -39,9 +52,19 @@ typedef struct StgInfoTable_ {
         StgWord small;               /* RET_SMALL: bit i set = slot i is a pointer */
         const StgLargeBitmap *large; /* RET_BIG */
     } bitmap;
-    StgEntry entry;   /* THUNK, AP, THUNK_STATIC: computes the value */
+    union {
+        StgEntry thunk;  /* THUNK, THUNK_STATIC */
+        StgFunEntry fun; /* FUN, FUN_STATIC */
+    } entry;
     const char *name; /* "pkg:Module.Con" for constructors; a description otherwise */
-    const void *srt;  /* static reference table (static closures reachable from code) */
+    /*
+     * Static reference table: the static closures this code (a THUNK, FUN,
+     * their static forms, or a stack frame's continuation) may refer to,
+     * ending with NULL; NULL for none. The collector follows SRTs to decide
+     * which CAFs are still reachable. See Note [CAFs and SRTs] in
+     * rts/sm/statics.h.
+     */
+    const struct StgClosure_ *const *srt;
 } StgInfoTable;
 
 /*
@@ -53,13 +76,25 @@ typedef struct StgInfoTable_ {
     {                                                                                      \
         .type = CONSTR, .tag = (tag_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_) \
     }
-#define HS_FUN_INFO(arity_, ptrs_, nptrs_, name_)                                         \
-    {                                                                                     \
-        .type = FUN, .tag = (arity_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_) \
+#define HS_FUN_INFO(arity_, entry_, ptrs_, nptrs_, name_)                                 \
+    {                                                                                      \
+        .type = FUN, .tag = (arity_), .ptrs = (ptrs_), .nptrs = (nptrs_),                  \
+        .entry = {.fun = (entry_)}, .name = (name_)                                        \
     }
-#define HS_THUNK_INFO(entry_, ptrs_, nptrs_, name_)                                           \
-    {                                                                                         \
-        .type = THUNK, .ptrs = (ptrs_), .nptrs = (nptrs_), .entry = (entry_), .name = (name_) \
+#define HS_THUNK_INFO(entry_, ptrs_, nptrs_, name_)                                        \
+    {                                                                                      \
+        .type = THUNK, .ptrs = (ptrs_), .nptrs = (nptrs_), .entry = {.thunk = (entry_)},   \
+        .name = (name_)                                                                    \
+    }
+/* A CAF's info table: entry computes the value; srt lists the statics it uses. */
+#define HS_THUNK_STATIC_INFO(entry_, srt_, name_)                                          \
+    {                                                                                      \
+        .type = THUNK_STATIC, .entry = {.thunk = (entry_)}, .name = (name_), .srt = (srt_) \
+    }
+#define HS_FUN_STATIC_INFO(arity_, entry_, srt_, name_)                                    \
+    {                                                                                      \
+        .type = FUN_STATIC, .tag = (arity_), .entry = {.fun = (entry_)}, .name = (name_),  \
+        .srt = (srt_)                                                                      \
     }
 #define HS_SELECTOR_INFO(field_, name_)                          \
     {                                                            \

@@ -9,6 +9,7 @@
 #define RTS_INFO(name) extern RTS_EXPORT const StgInfoTable name
 
 RTS_INFO(stg_IND_info);
+RTS_INFO(stg_IND_STATIC_info);
 RTS_INFO(stg_BLACKHOLE_info);
 RTS_INFO(stg_ARR_WORDS_info);
 RTS_INFO(stg_MUT_ARR_PTRS_CLEAN_info);
@@ -22,6 +23,7 @@ RTS_INFO(stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info);
 RTS_INFO(stg_MUT_VAR_CLEAN_info);
 RTS_INFO(stg_MUT_VAR_DIRTY_info);
 RTS_INFO(stg_WEAK_info);
+RTS_INFO(stg_DEAD_WEAK_info);
 RTS_INFO(stg_STABLE_NAME_info);
 RTS_INFO(stg_TSO_info);
 RTS_INFO(stg_STACK_info);

@@ -13,6 +13,7 @@
 #include "sm/gc.h"
 #include "sm/mblock.h"
 #include "sm/storage.h"
+#include "sm/trigger.h"
 
 StgPtr rts_alloc_slow(Capability *cap, StgWord words)
 {
@@ -52,6 +53,13 @@ StgPtr rts_alloc_large(Capability *cap, StgWord words)
         request_too_large(words);
     if (sm_large_alloc_blocks + blocks > large_alloc_limit_blocks())
         gc_collect(cap, false, GC_REASON_LARGE);
+    StgWord limit = trigger_heap_limit_blocks();
+    if (limit > 0 && bd_n_alloc_blocks() + blocks > limit) {
+        gc_collect(cap, true, GC_REASON_LARGE);
+        limit = trigger_heap_limit_blocks();
+        if (bd_n_alloc_blocks() + blocks > limit)
+            trigger_heap_overflow(bytes);
+    }
     bdescr *bd = bd_alloc_group_lock(blocks);
     bd->gen = g0;
     bd->gen_no = 0;

@@ -42,6 +42,12 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
     StgClosure *t = UNTAG(thunk);
     const StgInfoTable *info = t->info;
     StgWord size;
+    if (info->type == THUNK_STATIC) {
+        /* A CAF: registered when entered, so its value is a root from now on. */
+        ((StgCAF *)t)->indirectee = value;
+        __atomic_store_n(&t->info, &stg_IND_STATIC_info, __ATOMIC_RELEASE);
+        return;
+    }
     switch (info->type) {
     case THUNK:
     case AP:
@@ -68,4 +74,36 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
     __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
     if (HEAP_ALLOCED(t))
         remember(cap, t);
+}
+
+void rts_freeze_array(Capability *cap, StgMutArrPtrs *a)
+{
+    (void)cap;
+    /* A dirty one stays where it is remembered until the next collection cleans it. */
+    a->info = a->info == &stg_MUT_ARR_PTRS_DIRTY_info ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                                                      : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+}
+
+void rts_thaw_array(Capability *cap, StgMutArrPtrs *a)
+{
+    bool remembered = a->info == &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info;
+    a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
+    if (!remembered)
+        remember(cap, (StgClosure *)a);
+}
+
+void rts_freeze_small_array(Capability *cap, StgSmallMutArrPtrs *a)
+{
+    (void)cap;
+    a->info = a->info == &stg_SMALL_MUT_ARR_PTRS_DIRTY_info
+                  ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                  : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+}
+
+void rts_thaw_small_array(Capability *cap, StgSmallMutArrPtrs *a)
+{
+    bool remembered = a->info == &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info;
+    a->info = &stg_SMALL_MUT_ARR_PTRS_DIRTY_info;
+    if (!remembered)
+        remember(cap, (StgClosure *)a);
 }

@@ -160,7 +160,9 @@ bdescr *bd_alloc_group_on_node(uint32_t node, StgWord n)
         msg_barf("bd_alloc_group: zero blocks");
     if (!bd_request_fits(n)) {
         sm_unlock();
-        hooks_heap_overflow(n * BLOCK_SIZE);
+        msg_fatal(EXIT_HEAPOVERFLOW,
+                  "out of memory (requested %lu blocks, more than the heap's address space; see -xr)",
+                  (unsigned long)n);
     }
     bdescr *bd;
     if (n >= BLOCKS_PER_MBLOCK) {

@@ -48,3 +48,76 @@ void evac_large(bdescr *bd)
         ws->todo_large = bd;
     }
 }
+
+/*
+ * Note [Selector thunks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * A selector thunk (fst p) keeps all of p alive, and with it p's other
+ * fields (snd p) — a classic space leak. So when the collector meets an
+ * unevaluated selector thunk whose selectee is (or, through indirections
+ * and nested selectors, becomes) a constructor, it evacuates the selected
+ * field in its place and lets the thunk, the pair and its other fields die.
+ * The field may itself be a selector; the recursion is bounded
+ * (SELECTOR_DEPTH), which also cuts cycles such as p = (fst p, 1). The
+ * thunk itself is left unchanged, so another reference to it is short-cut
+ * the same way.
+ */
+#define SELECTOR_DEPTH 16
+
+/* The value of field `field` of the closure c reaches, following INDs. */
+static bool select_field(StgClosure *c, uint32_t field, StgClosure **out)
+{
+    for (int hops = 0; hops < 64; hops++) {
+        c = UNTAG(c);
+        if (!HEAP_ALLOCED(c)) {
+            if (c->info->type != CONSTR_STATIC || field >= c->info->ptrs)
+                return false;
+            *out = c->payload[field];
+            return true;
+        }
+        if (is_forwarded(c))
+            c = forwardee(c);
+        const StgInfoTable *info = c->info;
+        switch (info->type) {
+        case CONSTR:
+            if (field >= info->ptrs)
+                return false;
+            *out = c->payload[field];
+            return true;
+        case IND:
+            c = ((StgInd *)c)->indirectee;
+            continue;
+        case THUNK_SELECTOR: {
+            /* A nested selector: find its value first (bounded). */
+            StgClosure *inner;
+            if (((StgSelector *)c)->slot != 0 || gct->selector_depth >= SELECTOR_DEPTH)
+                return false;
+            gct->selector_depth++;
+            bool ok = select_field(((StgSelector *)c)->selectee, c->info->tag, &inner);
+            gct->selector_depth--;
+            if (!ok)
+                return false;
+            c = inner;
+            continue;
+        }
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+bool evac_selector(StgClosure **p, StgClosure *q)
+{
+    if (gct->selector_depth >= SELECTOR_DEPTH)
+        return false;
+    StgClosure *v;
+    gct->selector_depth++;
+    bool ok = select_field(((StgSelector *)q)->selectee, q->info->tag, &v);
+    if (ok && UNTAG(v) != q) {
+        *p = v;
+        evacuate(p);
+    }
+    gct->selector_depth--;
+    return ok && UNTAG(v) != q;
+}

@@ -20,6 +20,14 @@
 /* Report an object whose info table the collector cannot make sense of. */
 RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
 
+void statics_mark(const StgClosure *q);
+
+/*
+ * A selector thunk whose selectee is already a constructor: evacuate the
+ * selected field instead. false if it cannot be done (leave the thunk).
+ */
+bool evac_selector(StgClosure **p, StgClosure *q);
+
 /* Relink a large object (or pinned block) into its destination generation. */
 void evac_large(bdescr *bd);
 
@@ -114,8 +122,11 @@ loop:
         /* Short-cut the indirection: the field points at the value. */
         q = ((StgInd *)q)->indirectee;
         *p = q;
-        if (!HEAP_ALLOCED(q))
+        if (!HEAP_ALLOCED(q)) {
+            if (gct->mark_statics && q)
+                statics_mark(q);
             return;
+        }
         goto loop;
 
     case THUNK:
@@ -140,6 +151,8 @@ loop:
             *p = TAG_CLOSURE(tag, copy(q, 2 + (StgWord)info->ptrs + info->nptrs, bd));
             return;
         }
+        if (info->type == THUNK_SELECTOR && evac_selector(p, q))
+            return;
         break;
     }
 
@@ -153,12 +166,17 @@ loop:
     *p = TAG_CLOSURE(tag, copy(q, l.size, bd));
 }
 
-/* Evacuate *p. Static closures and NULL are left alone. */
+/*
+ * Evacuate *p. Static closures never move; a major GC notes that they were
+ * reached (Note [CAFs and SRTs] in statics.h). NULL is left alone.
+ */
 RTS_INLINE void evacuate(StgClosure **p)
 {
     StgClosure *q = *p;
     if (HEAP_ALLOCED(q))
         evac_heap(p, q);
+    else if (gct->mark_statics && q)
+        statics_mark(q);
 }
 
 #endif /* RTS_SM_EVAC_H */

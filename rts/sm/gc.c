@@ -6,11 +6,15 @@
  *   3. prepare: generations 0..N become from-space, remembered sets are
  *      taken off the capabilities, pinned blocks join generation 0;
  *   4. roots: remembered sets of generations above N, each capability's
- *      current thread, the thread table;
- *   5. scavenge to a fixed point (sm/scav.c);
+ *      current thread and scratch roots, the thread table, stable pointers,
+ *      CAFs (minor GCs; a major GC traces static closures instead);
+ *   5. scavenge to a fixed point (sm/scav.c), then weak pointers to theirs
+ *      (sm/weak.c), tombstoning the dead; update stable names; revert the
+ *      CAFs a major GC did not reach (sm/statics.c);
  *   6. finish: to-space becomes each generation's blocks, from-space and
  *      dead large objects are freed, nurseries are reset;
- *   7. resize (sm/trigger.c), sanity check, statistics.
+ *   7. resize (sm/trigger.c), sanity check, statistics, then C finalizers
+ *      of the weak pointers that died.
  */
 #include "sm/gc.h"
 
@@ -25,7 +29,10 @@
 #include "sm/mut_list.h"
 #include "sm/sanity.h"
 #include "sm/scav.h"
+#include "sm/statics.h"
 #include "sm/trigger.h"
+#include "sm/weak.h"
+#include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
 
@@ -206,16 +213,29 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
 #endif
 
     prepare(N);
+    statics_gc_start(major);
+    weak_gc_start();
 
     /* Roots. */
     scav_mut_lists(saved_mut_lists, N);
     gct->evac_gen_no = 0;
-    for (uint32_t c = 0; c < n_capabilities; c++)
-        if (capabilities[c]->r.tso)
-            evacuate((StgClosure **)&capabilities[c]->r.tso);
+    for (uint32_t c = 0; c < n_capabilities; c++) {
+        Capability *cap_c = capabilities[c];
+        if (cap_c->r.tso)
+            evacuate((StgClosure **)&cap_c->r.tso);
+        for (uint32_t i = 0; i < sizeof cap_c->scratch / sizeof cap_c->scratch[0]; i++)
+            evacuate(&cap_c->scratch[i]);
+    }
     threads_evacuate_roots();
+    stable_ptr_evacuate_roots();
+    statics_evacuate_cafs();
 
     scav_loop();
+    while (weak_traverse())
+        scav_loop();
+    weak_gc_dead();
+    stable_name_gc();
+    statics_gc_end();
 
     /* Finish. */
     for (uint32_t g = 0; g < n_generations; g++)
@@ -268,4 +288,5 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         .slop_bytes = slop_words * sizeof(StgWord),
     };
     stats_gc_end(cap, &rec);
+    weak_run_pending();
 }

@@ -74,7 +74,6 @@ RTS_INLINE Layout layout_of(const StgClosure *p, const StgInfoTable *info)
         break;
     }
     case IND:
-    case IND_STATIC:
     case MUT_VAR_CLEAN:
     case MUT_VAR_DIRTY:
         l.n_ptrs = 1;
@@ -120,8 +119,13 @@ RTS_INLINE Layout layout_of(const StgClosure *p, const StgInfoTable *info)
         l.size = SIZEOF_W(StgStack) + ((const StgStack *)p)->stack_size;
         break;
     case THUNK_STATIC:
-        l.ptr_off = 2;
-        l.size = 2;
+        /* A CAF not yet evaluated: slot, no value yet (StgCAF). */
+        l.size = SIZEOF_W(StgCAF);
+        break;
+    case IND_STATIC:
+        l.ptr_off = offsetof(StgCAF, indirectee) / sizeof(StgWord);
+        l.n_ptrs = 1;
+        l.size = SIZEOF_W(StgCAF);
         break;
     default:
         l.size = 0; /* invalid */

@@ -9,6 +9,11 @@
 #include "sm/evac.h"
 #include "sm/layout.h"
 #include "sm/mut_list.h"
+#include "sm/statics.h"
+#include "flags/flags.h"
+
+uint64_t scav_cards_scanned;
+uint64_t scav_frames_squeezed;
 
 RTS_INLINE void scav_range(StgClosure **fields, StgWord n)
 {
@@ -24,10 +29,40 @@ bool scav_stack_is_active(const StgStack *s)
     return false;
 }
 
+/*
+ * Note [Squeezing]
+ * ~~~~~~~~~~~~~~~~~
+ * Two update frames next to each other on a stack mean the lower thunk's
+ * value is the upper thunk's value (the lower one's entry code tail-called
+ * the evaluation of the upper one). Unless -Z, the collector turns the
+ * lower thunk into an indirection to the upper one now, so it and its
+ * free variables need not survive until the evaluation ends, and points
+ * the lower frame at the upper thunk; when that frame is popped its
+ * updatee is already an indirection and is left alone (rts/eval.c).
+ * GHC also removes the lower frame, but our frames are not compacted: C
+ * code holds pointers to frames further down (Note [Moving frames] in
+ * threads.h). Only a lower thunk in from-space that no one has evacuated
+ * yet is squeezed; otherwise the frames are left as they are.
+ */
+static void squeeze(StgUpdateFrame *upper, StgUpdateFrame *lower)
+{
+    StgClosure *a = upper->updatee, *b = UNTAG(lower->updatee);
+    if (UNTAG(a) == b || !HEAP_ALLOCED(b))
+        return;
+    bdescr *bd = Bdescr(b);
+    if ((bd->flags & (BF_EVACUATED | BF_LARGE)) || is_forwarded(b))
+        return;
+    ((StgInd *)b)->indirectee = a;
+    b->info = &stg_IND_info;
+    lower->updatee = a;
+    scav_frames_squeezed++;
+}
+
 static void scav_stack_frames(StgStack *s)
 {
     StgPtr p = s->sp;
     StgPtr end = s->stack + s->stack_size;
+    bool squeezing = rts_flags.gc.squeeze_update_frames;
     while (p < end) {
         const StgInfoTable *info = ((StgClosure *)p)->info;
         FrameLayout f = layout_frame(p, info);
@@ -35,6 +70,11 @@ static void scav_stack_frames(StgStack *s)
             msg_fatal(EXIT_INTERNAL_ERROR,
                       "scavenge: bad stack frame at %p (info %p) in stack %p; the stack is corrupt",
                       (void *)p, (const void *)info, (void *)s);
+        if (squeezing && info->type == UPDATE_FRAME && p + f.size < end &&
+            ((StgClosure *)(p + f.size))->info == &stg_UPDATE_FRAME_info)
+            squeeze((StgUpdateFrame *)p, (StgUpdateFrame *)(p + f.size));
+        if (gct->mark_statics && info->srt)
+            statics_mark_srt(info->srt);
         StgClosure **slots = (StgClosure **)(p + f.first_slot);
         if (f.all_ptrs) {
             scav_range(slots, f.n_slots);
@@ -70,6 +110,7 @@ static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
             hi = a->ptrs;
         gct->failed_to_evac = false;
         scav_range(&a->payload[lo], hi - lo);
+        scav_cards_scanned++;
         cards[c] = gct->failed_to_evac;
         any |= gct->failed_to_evac;
     }
@@ -95,13 +136,24 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
 
     switch (info->type) {
     case CONSTR:
-    case FUN:
         scav_range(q->payload, info->ptrs);
         return 1 + (StgWord)info->ptrs + info->nptrs;
+
+    case FUN:
+        if (gct->mark_statics && info->srt)
+            statics_mark_srt(info->srt);
+        scav_range(q->payload, info->ptrs);
+        return 1 + (StgWord)info->ptrs + info->nptrs;
+
+    case WEAK:
+        /* Weak pointers' fields belong to the weak phase (Note [Weak pointers]). */
+        return SIZEOF_W(StgWeak);
 
     case THUNK:
     case AP:
     case THUNK_SELECTOR:
+        if (gct->mark_statics && info->srt)
+            statics_mark_srt(info->srt);
         l = layout_of(q, info);
         /* A thunk under evaluation left in place: its free variables are dead. */
         if (!(((StgThunk *)q)->slot & 1))
@@ -250,6 +302,8 @@ void scav_loop(void)
                 work = true;
             }
         }
+        if (statics_scavenge())
+            work = true;
         gct->scav_find_work++;
     } while (work);
 }

@@ -34,6 +34,8 @@
 #include "sm/storage.h"
 
 static uint32_t majors_not_from_growth;
+/* -M in blocks (0: none), raised by -Mgrace each time a program survives an overflow. */
+static StgWord heap_limit;
 static uint32_t g0_pct_kept = 30; /* estimate of nursery survival, for -H */
 
 static StgWord bytes_to_blocks(uint64_t bytes)
@@ -50,6 +52,7 @@ static StgWord min_nursery_blocks(void)
 void trigger_init(void)
 {
     majors_not_from_growth = 0;
+    heap_limit = bytes_to_blocks(rts_flags.gc.max_heap_bytes);
     StgWord o = bytes_to_blocks(rts_flags.gc.min_old_gen_bytes);
     for (uint32_t g = 0; g < n_generations; g++)
         generations[g].max_blocks = o;
@@ -71,10 +74,18 @@ uint32_t trigger_choose_gen(bool force_major)
         }
     }
     /* With -M: if copying what we would collect could overflow, collect everything. */
-    StgWord max = bytes_to_blocks(rts_flags.gc.max_heap_bytes);
-    if (max > 0 && N < oldest && bd_n_alloc_blocks() + copy_reserve > max)
+    if (heap_limit > 0 && N < oldest && bd_n_alloc_blocks() + copy_reserve > heap_limit)
         N = oldest;
     return N;
+}
+
+StgWord trigger_heap_limit_blocks(void) { return heap_limit; }
+
+void trigger_heap_overflow(StgWord request_bytes)
+{
+    hooks_heap_overflow(request_bytes, (W_)heap_limit * BLOCK_SIZE);
+    /* The program's hook let it go on: grant the grace allowance. */
+    heap_limit += bytes_to_blocks(rts_flags.gc.heap_overflow_grace_bytes);
 }
 
 static void resize_generations(void)
@@ -82,12 +93,21 @@ static void resize_generations(void)
     const GcFlags *f = &rts_flags.gc;
     StgWord live =
         (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
-    StgWord size = (StgWord)((double)live * f->old_gen_factor);
+    StgWord max = heap_limit;
+    /*
+     * As live data nears -M, lower F towards 1: a full F times live would
+     * no longer fit, and collecting more often is better than overflowing.
+     */
+    double factor = f->old_gen_factor;
+    if (max > 0 && factor > 1.0) {
+        double room = 1.0 - (double)live / (double)max;
+        factor = 1.0 + (factor - 1.0) * (room > 0 ? room : 0);
+    }
+    StgWord size = (StgWord)((double)live * factor);
     StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
     if (size < min_old)
         size = min_old;
 
-    StgWord max = bytes_to_blocks(f->max_heap_bytes);
     if (max > 0) {
         StgWord min_alloc = (StgWord)(f->pc_free_heap * (double)max / 200.0);
         if (min_alloc < min_nursery_blocks())
@@ -96,7 +116,7 @@ static void resize_generations(void)
         if (size * gens * 2 + min_alloc > max)
             size = max > min_alloc ? (max - min_alloc) / (gens * 2) : 0;
         if (size < live)
-            hooks_heap_overflow(0);
+            trigger_heap_overflow(0);
     }
     for (uint32_t g = 1; g < n_generations; g++)
         generations[g].max_blocks = size;
@@ -111,11 +131,11 @@ static void resize_nursery(uint32_t N, uint64_t copied_words)
         /* Two-space: the allocation area grows with the live data. */
         StgWord live = g0->n_blocks + g0->n_large_blocks;
         StgWord blocks = (StgWord)((double)live * f->old_gen_factor);
-        StgWord max = bytes_to_blocks(f->max_heap_bytes);
+        StgWord max = heap_limit;
         if (max > 0 && blocks + 2 * live > max)
             blocks = max > 2 * live ? max - 2 * live : 0;
         if (max > 0 && live * 2 > max)
-            hooks_heap_overflow(0);
+            trigger_heap_overflow(0);
         sm_resize_nurseries(blocks < min ? min : blocks);
         return;
     }
@@ -162,9 +182,8 @@ static void return_memory(bool growth)
     StgWord suggestion = bytes_to_blocks(f->heap_size_suggestion_bytes);
     if (need < (double)suggestion)
         need = (double)suggestion;
-    StgWord max = bytes_to_blocks(f->max_heap_bytes);
-    if (max > 0 && need > (double)max)
-        need = (double)max;
+    if (heap_limit > 0 && need > (double)heap_limit)
+        need = (double)heap_limit;
     uint64_t keep = ((uint64_t)need + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
     sm_lock();
     mblock_release(keep);
@@ -177,6 +196,9 @@ void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
     if (major && n_generations > 1)
         resize_generations();
     resize_nursery(N, copied_words);
+    /* Whatever the generations' sizes, what is in use must fit under -M. */
+    if (major && heap_limit > 0 && bd_n_alloc_blocks() > heap_limit)
+        trigger_heap_overflow(0);
     if (major)
         return_memory(!forced);
 }

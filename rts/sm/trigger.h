@@ -23,4 +23,9 @@ uint32_t trigger_choose_gen(bool force_major);
  */
 void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words);
 
+/* The heap limit in blocks (-M, plus any -Mgrace granted); 0 = none. */
+StgWord trigger_heap_limit_blocks(void);
+/* The heap passed its limit: tell the program (sm hooks); returns if it goes on. */
+void trigger_heap_overflow(StgWord request_bytes);
+
 #endif /* RTS_SM_TRIGGER_H */

@@ -1,0 +1,151 @@
+/*
+ * Static closures and CAFs. See Note [CAFs and SRTs] in statics.h.
+ */
+#include "sm/statics.h"
+
+#include <stdlib.h>
+
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/ptrset.h"
+#include "sm/storage.h"
+
+static StgCAF **cafs;
+static uint32_t n_cafs, cafs_cap;
+static bool keep;
+static bool marking; /* a major collection is tracing static closures */
+static PtrSet marked;
+static const StgClosure **work;
+static StgWord n_work, work_cap;
+
+void statics_init(bool keep_cafs)
+{
+    keep = keep || keep_cafs; /* setKeepCAFs may come before hs_init */
+    marking = false;
+}
+
+void statics_exit(void)
+{
+    free(cafs);
+    cafs = NULL;
+    n_cafs = cafs_cap = 0;
+    ptrset_free(&marked);
+    free(work);
+    work = NULL;
+    n_work = work_cap = 0;
+}
+
+void setKeepCAFs(void) { keep = true; }
+
+void statics_new_caf(StgCAF *caf)
+{
+    if (n_cafs == cafs_cap) {
+        cafs_cap = cafs_cap ? cafs_cap * 2 : 64;
+        cafs = hooks_realloc(cafs, cafs_cap * sizeof(StgCAF *), "CAF table");
+    }
+    caf->saved_info = caf->info;
+    cafs[n_cafs++] = caf;
+}
+
+static void revert(StgCAF *caf)
+{
+    caf->info = caf->saved_info;
+    caf->slot = 0;
+    caf->indirectee = NULL;
+}
+
+void revertCAFs(void)
+{
+    for (uint32_t i = 0; i < n_cafs; i++)
+        revert(cafs[i]);
+    n_cafs = 0;
+}
+
+void statics_gc_start(bool major)
+{
+    marking = major && !keep;
+    gct->mark_statics = marking;
+    ptrset_clear(&marked);
+    n_work = 0;
+}
+
+void statics_evacuate_cafs(void)
+{
+    if (marking)
+        return; /* a major GC keeps only the CAFs it reaches */
+    uint32_t saved = gct->evac_gen_no;
+    gct->evac_gen_no = oldest_gen->no;
+    for (uint32_t i = 0; i < n_cafs; i++)
+        if (cafs[i]->info->type == IND_STATIC)
+            evacuate(&cafs[i]->indirectee);
+    gct->evac_gen_no = saved;
+}
+
+void statics_mark(const StgClosure *q)
+{
+    q = UNTAG(q);
+    if (!marking || q == NULL || !ptrset_add(&marked, q))
+        return;
+    if (n_work == work_cap) {
+        work_cap = work_cap ? work_cap * 2 : 256;
+        work = hooks_realloc(work, work_cap * sizeof *work, "static closures to scan");
+    }
+    work[n_work++] = q;
+}
+
+void statics_mark_srt(const StgClosure *const *srt)
+{
+    for (; srt && *srt; srt++)
+        statics_mark(*srt);
+}
+
+bool statics_scavenge(void)
+{
+    if (n_work == 0)
+        return false;
+    uint32_t saved = gct->evac_gen_no;
+    while (n_work > 0) {
+        const StgClosure *q = work[--n_work];
+        const StgInfoTable *info = q->info;
+        switch (info->type) {
+        case IND_STATIC:
+            /* The value of a CAF that is still needed lives in the oldest generation. */
+            gct->evac_gen_no = oldest_gen->no;
+            evacuate(&((StgCAF *)q)->indirectee);
+            break;
+        case THUNK_STATIC:
+        case FUN_STATIC:
+            statics_mark_srt(info->srt);
+            break;
+        default:
+            /* A static constructor: its fields are static closures too. */
+            if (info->type == CONSTR_STATIC || info->type == CONSTR)
+                for (uint32_t i = 0; i < info->ptrs; i++)
+                    if (q->payload[i] && !HEAP_ALLOCED(q->payload[i]))
+                        statics_mark(q->payload[i]);
+            break;
+        }
+    }
+    gct->evac_gen_no = saved;
+    return true;
+}
+
+void statics_gc_end(void)
+{
+    if (marking) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < n_cafs; i++) {
+            if (ptrset_has(&marked, cafs[i]))
+                cafs[kept++] = cafs[i];
+            else
+                revert(cafs[i]);
+        }
+        n_cafs = kept;
+    }
+    marking = false;
+    gct->mark_statics = false;
+}
+
+uint32_t statics_caf_count(void) { return n_cafs; }
+StgCAF *statics_caf(uint32_t i) { return i < n_cafs ? cafs[i] : NULL; }

@@ -1,0 +1,56 @@
+/*
+ * Static closures and CAFs as the collector sees them.
+ *
+ * Note [CAFs and SRTs]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * Static closures live outside the heap (HEAP_ALLOCED is false for them)
+ * and never move. Only a CAF (THUNK_STATIC) ever comes to point into the
+ * heap: when first evaluated it is registered here, and once updated it is
+ * an IND_STATIC whose indirectee is a heap value.
+ *
+ * Which CAFs are still needed is decided at each major collection by
+ * following static reference tables: every info table's `srt` lists the
+ * static closures its code may use (NULL-terminated), and the collector
+ * marks, transitively, every static closure reached from a live heap
+ * object's fields or SRT, a stack frame's slots or SRT, or a root; a static
+ * constructor's fields and a static function's or CAF's SRT are followed in
+ * turn. A registered CAF that was not reached is reverted to its unevaluated
+ * state (so re-entering it recomputes rather than crashes) and its value
+ * becomes garbage, unless keep_cafs is set (RtsConfig or setKeepCAFs), in
+ * which case every registered CAF is a root for ever. Minor collections
+ * treat every evaluated registered CAF's value as a root of the oldest
+ * generation. Marks are kept in a table, not in the closures, so static
+ * closures may be read-only except CAFs.
+ */
+#ifndef RTS_SM_STATICS_H
+#define RTS_SM_STATICS_H
+
+#include <stdbool.h>
+
+#include "Rts.h"
+
+void statics_init(bool keep_cafs);
+void statics_exit(void);
+
+/* A CAF is being entered for the first time: register it. */
+void statics_new_caf(StgCAF *caf);
+
+/* --- during a collection ---------------------------------------------------- */
+
+/* Start of a collection of 0..N; `major`: trace static closures. */
+void statics_gc_start(bool major);
+/* Minor collections (and keep_cafs): every registered CAF's value is a root. */
+void statics_evacuate_cafs(void);
+/* Mark a static closure reached from the heap or a root (major GCs). */
+void statics_mark(const StgClosure *q);
+void statics_mark_srt(const StgClosure *const *srt);
+/* Follow marked statics; true if there was work (scav_loop calls it). */
+bool statics_scavenge(void);
+/* End of a major collection: revert the CAFs nobody reached. */
+void statics_gc_end(void);
+
+/* Registered CAFs (for the sanity checker). */
+uint32_t statics_caf_count(void);
+StgCAF *statics_caf(uint32_t i);
+
+#endif /* RTS_SM_STATICS_H */

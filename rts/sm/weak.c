@@ -1,0 +1,188 @@
+/*
+ * Weak pointers. See Note [Weak pointers] in weak.h.
+ */
+#include "sm/weak.h"
+
+#include <stdlib.h>
+
+#include "capability.h"
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/gc_util.h"
+
+static StgWeak **table;
+static bool *kept; /* this collection: the key was found alive */
+static StgWord n_weak, table_cap;
+
+typedef struct {
+    HsFinalizer fn;
+    void *env;
+} Pending;
+
+static Pending *pending;
+static StgWord n_pending, pending_cap;
+static bool running_finalizers;
+
+void weak_init(void)
+{
+    table = NULL;
+    kept = NULL;
+    n_weak = table_cap = 0;
+    pending = NULL;
+    n_pending = pending_cap = 0;
+}
+
+void weak_exit(void)
+{
+    free(table);
+    free(kept);
+    free(pending);
+    weak_init();
+}
+
+StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFinalizer finalizer,
+                     void *env)
+{
+    StgClosure **r = rts_push_roots(cap, 2);
+    r[0] = key;
+    r[1] = value;
+    StgWeak *w = (StgWeak *)rts_alloc(cap, SIZEOF_W(StgWeak));
+    w->info = &stg_WEAK_info;
+    w->key = r[0];
+    w->value = r[1];
+    w->finalizer = NULL;
+    w->link = NULL;
+    w->cfinalizer = finalizer;
+    w->cfinalizer_env = env;
+    rts_pop_roots(cap, r);
+    if (n_weak == table_cap) {
+        table_cap = table_cap ? table_cap * 2 : 64;
+        table = hooks_realloc(table, table_cap * sizeof *table, "weak pointers");
+        kept = hooks_realloc(kept, table_cap * sizeof *kept, "weak pointers");
+    }
+    table[n_weak++] = w;
+    return w;
+}
+
+StgClosure *rts_deref_weak(const StgWeak *w)
+{
+    w = (const StgWeak *)UNTAG((const StgClosure *)w);
+    return w->info == &stg_DEAD_WEAK_info ? NULL : w->value;
+}
+
+static void queue(HsFinalizer fn, void *env)
+{
+    if (!fn)
+        return;
+    if (n_pending == pending_cap) {
+        pending_cap = pending_cap ? pending_cap * 2 : 16;
+        pending = hooks_realloc(pending, pending_cap * sizeof *pending, "finalizers");
+    }
+    pending[n_pending].fn = fn;
+    pending[n_pending].env = env;
+    n_pending++;
+}
+
+static void kill(StgWeak *w)
+{
+    w->info = &stg_DEAD_WEAK_info;
+    w->key = w->value = w->finalizer = NULL;
+}
+
+void rts_finalize_weak(StgWeak *w)
+{
+    w = (StgWeak *)UNTAG((StgClosure *)w);
+    for (StgWord i = 0; i < n_weak; i++) {
+        if (table[i] == w) {
+            HsFinalizer fn = w->cfinalizer;
+            void *env = w->cfinalizer_env;
+            table[i] = table[--n_weak];
+            kill(w);
+            if (fn)
+                fn(env);
+            return;
+        }
+    }
+}
+
+void weak_gc_start(void)
+{
+    for (StgWord i = 0; i < n_weak; i++)
+        kept[i] = false;
+}
+
+bool weak_traverse(void)
+{
+    bool progress = false;
+    for (StgWord i = 0; i < n_weak; i++) {
+        if (kept[i])
+            continue;
+        /* Where the weak object is now, if something already reached it. */
+        StgClosure *wc = (StgClosure *)table[i];
+        gc_is_alive(&wc);
+        StgClosure *key = ((StgWeak *)wc)->key;
+        if (!gc_is_alive(&key))
+            continue;
+        /* The key lives: so do the weak object, its value and finalizer. */
+        kept[i] = true;
+        progress = true;
+        gct->evac_gen_no = 0;
+        evacuate((StgClosure **)&table[i]);
+        StgWeak *w = table[i];
+        w->key = key;
+        gct->evac_gen_no = Bdescr(w)->gen_no;
+        evacuate(&w->value);
+        evacuate(&w->finalizer);
+        gct->evac_gen_no = 0;
+    }
+    return progress;
+}
+
+void weak_gc_dead(void)
+{
+    StgWord j = 0;
+    for (StgWord i = 0; i < n_weak; i++) {
+        if (kept[i]) {
+            table[j++] = table[i];
+            continue;
+        }
+        /* Its key is dead. Its finalizer runs after the collection. */
+        StgClosure *wc = (StgClosure *)table[i];
+        StgWeak *old = (StgWeak *)wc;
+        HsFinalizer fn = old->cfinalizer;
+        void *env = old->cfinalizer_env;
+        if (gc_is_alive(&wc)) {
+            /* Something still refers to the weak object: it must answer NULL. */
+            kill((StgWeak *)wc);
+        }
+        queue(fn, env);
+    }
+    n_weak = j;
+}
+
+void weak_run_pending(void)
+{
+    if (running_finalizers)
+        return;
+    running_finalizers = true;
+    /* A finalizer may not allocate, but be safe if the queue grows meanwhile. */
+    for (StgWord i = 0; i < n_pending; i++)
+        pending[i].fn(pending[i].env);
+    n_pending = 0;
+    running_finalizers = false;
+}
+
+void weak_run_all_at_exit(void)
+{
+    for (StgWord i = 0; i < n_weak; i++) {
+        StgWeak *w = table[i];
+        queue(w->cfinalizer, w->cfinalizer_env);
+        kill(w);
+    }
+    n_weak = 0;
+    weak_run_pending();
+}
+
+StgWord weak_count(void) { return n_weak; }
+StgWeak *weak_get(StgWord i) { return i < n_weak ? table[i] : NULL; }

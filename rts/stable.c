@@ -1,0 +1,231 @@
+/*
+ * Stable pointers and stable names. See stable.h.
+ */
+#include "stable.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "capability.h"
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/gc_util.h"
+#include "sm/mblock.h"
+
+/* --- stable pointers ------------------------------------------------------------- */
+
+static StgClosure **stable_ptrs;
+static StgWord sp_size, sp_live;
+static StgWord sp_free; /* index + 1 of the first free entry; 0 = none */
+static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define FREE_LINK(next) ((StgClosure *)(((next) << 1) | 1))
+#define IS_FREE(e) (((StgWord)(e)&1) != 0)
+#define NEXT_FREE(e) ((StgWord)(e) >> 1)
+
+void hs_lock_stable_ptr_table(void) { pthread_mutex_lock(&sp_lock); }
+void hs_unlock_stable_ptr_table(void) { pthread_mutex_unlock(&sp_lock); }
+void hs_lock_stable_tables(void) { hs_lock_stable_ptr_table(); }
+void hs_unlock_stable_tables(void) { hs_unlock_stable_ptr_table(); }
+
+static void sp_grow(void)
+{
+    StgWord old = sp_size;
+    sp_size = old ? old * 2 : 64;
+    stable_ptrs = hooks_realloc(stable_ptrs, sp_size * sizeof(StgClosure *), "stable pointers");
+    /* Thread the new entries onto the free list, lowest first. */
+    for (StgWord i = old; i < sp_size; i++)
+        stable_ptrs[i] = FREE_LINK(i + 1 < sp_size ? i + 2 : sp_free);
+    sp_free = old + 1;
+}
+
+HsStablePtr getStablePtr(StgPtr p)
+{
+    hs_lock_stable_ptr_table();
+    if (sp_free == 0)
+        sp_grow();
+    StgWord i = sp_free - 1;
+    sp_free = NEXT_FREE(stable_ptrs[i]);
+    stable_ptrs[i] = (StgClosure *)p;
+    sp_live++;
+    hs_unlock_stable_ptr_table();
+    return (HsStablePtr)(i + 1);
+}
+
+static StgWord sp_index(HsStablePtr sp, const char *who)
+{
+    StgWord i = (StgWord)sp - 1;
+    if (sp == NULL || i >= sp_size || IS_FREE(stable_ptrs[i]))
+        msg_fatal(EXIT_INTERNAL_ERROR, "%s: %p is not a live stable pointer", who, sp);
+    return i;
+}
+
+StgPtr deRefStablePtr(HsStablePtr sp)
+{
+    return (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")];
+}
+
+void hs_free_stable_ptr_unsafe(HsStablePtr sp)
+{
+    StgWord i = sp_index(sp, "hs_free_stable_ptr");
+    stable_ptrs[i] = FREE_LINK(sp_free);
+    sp_free = i + 1;
+    sp_live--;
+}
+
+void hs_free_stable_ptr(HsStablePtr sp)
+{
+    hs_lock_stable_ptr_table();
+    hs_free_stable_ptr_unsafe(sp);
+    hs_unlock_stable_ptr_table();
+}
+
+void freeStablePtr(HsStablePtr sp) { hs_free_stable_ptr(sp); }
+
+void stable_ptr_evacuate_roots(void)
+{
+    for (StgWord i = 0; i < sp_size; i++)
+        if (!IS_FREE(stable_ptrs[i]))
+            evacuate(&stable_ptrs[i]);
+}
+
+StgWord stable_ptr_count(void) { return sp_live; }
+
+/* --- stable names --------------------------------------------------------------- */
+
+typedef struct {
+    StgClosure *addr;      /* the object, NULL once dead */
+    StgStableName *sn_obj; /* NULL: the entry is free */
+} SnEntry;
+
+static SnEntry *names;
+static StgWord sn_size, sn_live;
+static StgWord *sn_free_list; /* stack of free indices */
+static StgWord n_sn_free;
+/* address -> index + 1, open addressing; rebuilt after each collection */
+static StgWord *sn_keys, *sn_vals, sn_hash_cap;
+
+static StgWord sn_slot(StgWord key)
+{
+    StgWord i = ((key >> 3) * 0x9E3779B97F4A7C15ull) & (sn_hash_cap - 1);
+    while (sn_keys[i] && sn_keys[i] != key)
+        i = (i + 1) & (sn_hash_cap - 1);
+    return i;
+}
+
+static void sn_hash_rebuild(void)
+{
+    StgWord want = 64;
+    while (want < sn_live * 2 + 2)
+        want *= 2;
+    if (want != sn_hash_cap) {
+        free(sn_keys);
+        free(sn_vals);
+        sn_hash_cap = want;
+        sn_keys = hooks_calloc(want, sizeof(StgWord), "stable name index");
+        sn_vals = hooks_calloc(want, sizeof(StgWord), "stable name index");
+    } else {
+        for (StgWord i = 0; i < sn_hash_cap; i++)
+            sn_keys[i] = 0;
+    }
+    for (StgWord i = 0; i < sn_size; i++)
+        if (names[i].sn_obj && names[i].addr) {
+            StgWord s = sn_slot((StgWord)names[i].addr);
+            sn_keys[s] = (StgWord)names[i].addr;
+            sn_vals[s] = i + 1;
+        }
+}
+
+static StgClosure *skip_indirections(StgClosure *p)
+{
+    p = UNTAG(p);
+    while (HEAP_ALLOCED(p) && p->info->type == IND)
+        p = UNTAG(((StgInd *)p)->indirectee);
+    return p;
+}
+
+StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
+{
+    p = skip_indirections(p);
+    if (sn_hash_cap) {
+        StgWord s = sn_slot((StgWord)p);
+        if (sn_keys[s])
+            return names[sn_vals[s] - 1].sn_obj;
+    }
+    cap->scratch[0] = p;
+    StgStableName *sn = (StgStableName *)rts_alloc(cap, SIZEOF_W(StgStableName));
+    p = cap->scratch[0];
+    cap->scratch[0] = NULL;
+
+    if (n_sn_free == 0) {
+        StgWord old = sn_size;
+        sn_size = old ? old * 2 : 64;
+        names = hooks_realloc(names, sn_size * sizeof(SnEntry), "stable names");
+        sn_free_list = hooks_realloc(sn_free_list, sn_size * sizeof(StgWord), "stable names");
+        for (StgWord i = sn_size; i > old; i--) {
+            names[i - 1].addr = NULL;
+            names[i - 1].sn_obj = NULL;
+            sn_free_list[n_sn_free++] = i - 1;
+        }
+    }
+    StgWord i = sn_free_list[--n_sn_free];
+    sn->info = &stg_STABLE_NAME_info;
+    sn->sn = i;
+    names[i].addr = p;
+    names[i].sn_obj = sn;
+    sn_live++;
+    if ((sn_live + 1) * 2 > sn_hash_cap)
+        sn_hash_rebuild();
+    else {
+        StgWord s = sn_slot((StgWord)p);
+        sn_keys[s] = (StgWord)p;
+        sn_vals[s] = i + 1;
+    }
+    return sn;
+}
+
+void stable_name_gc(void)
+{
+    if (sn_live == 0)
+        return;
+    for (StgWord i = 0; i < sn_size; i++) {
+        SnEntry *e = &names[i];
+        if (!e->sn_obj)
+            continue;
+        if (!gc_is_alive((StgClosure **)&e->sn_obj)) {
+            /* Nobody can compare this name any more: reuse the entry. */
+            e->sn_obj = NULL;
+            e->addr = NULL;
+            sn_free_list[n_sn_free++] = i;
+            sn_live--;
+            continue;
+        }
+        if (e->addr && !gc_is_alive(&e->addr))
+            e->addr = NULL;
+    }
+    sn_hash_rebuild();
+}
+
+StgWord stable_name_count(void) { return sn_live; }
+
+void stable_init(void)
+{
+    stable_ptrs = NULL;
+    sp_size = sp_live = sp_free = 0;
+    names = NULL;
+    sn_size = sn_live = n_sn_free = 0;
+    sn_free_list = NULL;
+    sn_keys = sn_vals = NULL;
+    sn_hash_cap = 0;
+}
+
+void stable_exit(void)
+{
+    free(stable_ptrs);
+    free(names);
+    free(sn_free_list);
+    free(sn_keys);
+    free(sn_vals);
+    stable_init();
+}

@@ -1,0 +1,29 @@
+/*
+ * Stable pointers and stable names: the tables and what the collector
+ * does with them.
+ *
+ * Invariants: a stable pointer is an index + 1 into stable_ptrs; a free
+ * entry holds the next free index tagged with 1 (an odd word, never a
+ * closure). Live entries are roots. A stable-name entry holds the object's
+ * current address (or NULL once it died) and its STABLE_NAME object (or it
+ * is free); the address index is rebuilt after every collection, because
+ * collections move the keys.
+ */
+#ifndef RTS_STABLE_H
+#define RTS_STABLE_H
+
+#include "Rts.h"
+
+void stable_init(void);
+void stable_exit(void);
+
+/* Collector: evacuate every stable pointer. */
+void stable_ptr_evacuate_roots(void);
+/* Collector, after scavenging and before from-space is freed: update names. */
+void stable_name_gc(void);
+
+/* Live stable pointers (for tests and the sanity checker). */
+StgWord stable_ptr_count(void);
+StgWord stable_name_count(void);
+
+#endif /* RTS_STABLE_H */

@@ -1,0 +1,478 @@
+/*
+ * The evaluation protocol and what the collector does with lazy objects:
+ * updates and indirections, selector thunks, <<loop>>, application (FUN,
+ * PAP, AP), CAFs and static reference tables, update-frame squeezing.
+ * Each test starts its own runtime (Check forks a process per test); in the
+ * debug way the sanity checker runs around every collection.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "flags/flags.h"
+#include "sm/scav.h"
+#include "sm/statics.h"
+#include "test_util.h"
+
+/* --- a tiny language: boxed ints, pairs, lists --------------------------------- */
+
+static const StgInfoTable int_info = HS_CONSTR_INFO(0, 0, 1, "test:Int");
+static const StgInfoTable pair_info = HS_CONSTR_INFO(0, 2, 0, "test:Pair");
+static const StgInfoTable cons_info = HS_CONSTR_INFO(1, 2, 0, "test:Cons");
+static const StgInfoTable nil_info = {.type = CONSTR_STATIC, .name = "test:Nil"};
+static const StgClosure nil_closure = {.info = &nil_info};
+#define NIL TAG_CLOSURE(1, &nil_closure)
+
+static StgClosure *mk_int(Capability *cap, StgWord v)
+{
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 2);
+    c->info = &int_info;
+    ((StgWord *)c->payload)[0] = v;
+    return TAG_CLOSURE(1, c);
+}
+
+static StgWord int_of(StgClosure *c) { return ((StgWord *)UNTAG(c)->payload)[0]; }
+
+static void start(const char *opts) { test_start_rts("check_eval", opts, 1); }
+
+/* --- updates and indirections ------------------------------------------------ */
+
+static int entered;
+
+/* THUNK with one non-pointer word n: evaluates to Int n. */
+static StgClosure *const_entry(Capability *cap, StgClosure *self)
+{
+    StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
+    entered++;
+    return mk_int(cap, n);
+}
+static const StgInfoTable const_thunk_info = HS_THUNK_INFO(const_entry, 0, 1, "test:const");
+
+static StgClosure *mk_const_thunk(Capability *cap, StgWord n)
+{
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &const_thunk_info;
+    t->slot = 0;
+    ((StgWord *)t->payload)[0] = n;
+    return (StgClosure *)t;
+}
+
+START_TEST(eval_updates_once)
+{
+    start("");
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 1);
+    r[0] = mk_const_thunk(cap, 42);
+    entered = 0;
+    StgClosure *v = rts_eval(cap, r[0]);
+    ck_assert_uint_eq(int_of(v), 42);
+    ck_assert_uint_eq(GET_TAG(v), 1);
+    ck_assert_ptr_eq(UNTAG(r[0])->info, &stg_IND_info);
+    v = rts_eval(cap, r[0]);
+    ck_assert_uint_eq(int_of(v), 42);
+    ck_assert_int_eq(entered, 1);
+    /* A value is returned at once. */
+    ck_assert_ptr_eq(rts_eval(cap, v), v);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* THUNK whose free variable is the next thunk of a chain: a tail call. */
+static StgClosure *forward_entry(Capability *cap, StgClosure *self)
+{
+    (void)cap;
+    entered++;
+    return ((StgThunk *)self)->payload[0];
+}
+static const StgInfoTable forward_info = HS_THUNK_INFO(forward_entry, 1, 0, "test:forward");
+
+/* A chain t[0] -> t[1] -> ... -> t[n-1] -> const thunk. Roots: r[0..n-1]. */
+static void mk_chain(Capability *cap, StgClosure **r, int n, StgWord value)
+{
+    r[n - 1] = mk_const_thunk(cap, value);
+    for (int i = n - 2; i >= 0; i--) {
+        StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+        t->info = &forward_info;
+        t->slot = 0;
+        t->payload[0] = r[i + 1];
+        r[i] = (StgClosure *)t;
+    }
+}
+
+START_TEST(updated_chain_collapses)
+{
+    start("");
+    Capability *cap = rts_lock();
+    enum { N = 50 };
+    StgClosure **r = rts_push_roots(cap, N);
+    mk_chain(cap, r, N, 7);
+    StgClosure *v = rts_eval(cap, r[0]);
+    ck_assert_uint_eq(int_of(v), 7);
+    for (int i = 0; i < N; i++)
+        ck_assert_ptr_eq(UNTAG(r[i])->info, &stg_IND_info);
+    performGC();
+    /* Every root now points straight at the value: the indirections are gone. */
+    for (int i = 0; i < N; i++) {
+        ck_assert_ptr_eq(UNTAG(r[i])->info, &int_info);
+        ck_assert_ptr_eq(UNTAG(r[i]), UNTAG(r[0]));
+    }
+    ck_assert_uint_eq(int_of(r[N - 1]), 7);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* --- squeezing ------------------------------------------------------------------ */
+
+/* Like const, but collects before returning, with the whole chain on the stack. */
+static StgClosure *gc_then_const_entry(Capability *cap, StgClosure *self)
+{
+    StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
+    performGC();
+    return mk_int(cap, n);
+}
+static const StgInfoTable gc_const_info = HS_THUNK_INFO(gc_then_const_entry, 0, 1, "test:gcconst");
+
+static uint64_t squeezed_in_chain(const char *opts)
+{
+    start(opts);
+    Capability *cap = rts_lock();
+    enum { N = 40 };
+    StgClosure **r = rts_push_roots(cap, N);
+    mk_chain(cap, r, N, 99);
+    UNTAG(r[N - 1])->info = &gc_const_info;
+    uint64_t before = scav_frames_squeezed;
+    StgClosure *v = rts_eval(cap, r[0]);
+    uint64_t squeezed = scav_frames_squeezed - before;
+    ck_assert_uint_eq(int_of(v), 99);
+    performGC();
+    for (int i = 0; i < N; i++)
+        ck_assert_uint_eq(int_of(rts_eval(cap, r[i])), 99);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+    return squeezed;
+}
+
+START_TEST(adjacent_update_frames_squeezed)
+{
+    /* N update frames in a row: the collector squeezes N-1 pairs. */
+    ck_assert_uint_eq(squeezed_in_chain(""), 39);
+}
+END_TEST
+
+START_TEST(no_squeezing_under_Z)
+{
+    ck_assert_uint_eq(squeezed_in_chain("-Z"), 0);
+}
+END_TEST
+
+/* --- <<loop>> and blackholes ------------------------------------------------------ */
+
+static StgClosure *self_entry(Capability *cap, StgClosure *self) { return rts_eval(cap, self); }
+static const StgInfoTable self_info = HS_THUNK_INFO(self_entry, 0, 1, "test:loop");
+
+START_TEST(reentering_a_thunk_is_loop)
+{
+    start("");
+    Capability *cap = rts_lock();
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &self_info;
+    t->slot = 0;
+    rts_eval(cap, (StgClosure *)t); /* exits 1 with <<loop>> */
+}
+END_TEST
+
+/* Evaluation in progress: the slot holds our token; a collection blackholes it. */
+static StgClosure **inspect_root;
+static StgClosure *inspect_entry(Capability *cap, StgClosure *self)
+{
+    StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
+    ck_assert_uint_eq(((StgThunk *)self)->slot, HS_REGS(cap)->owner);
+    ck_assert_uint_eq(HS_REGS(cap)->owner & 1, 1);
+    performGC();
+    StgClosure *now = UNTAG(inspect_root[0]);
+    ck_assert_ptr_eq(now->info, &stg_BLACKHOLE_info);
+    ck_assert_uint_eq(((StgBlackhole *)now)->owner, HS_REGS(cap)->owner);
+    return mk_int(cap, n);
+}
+static const StgInfoTable inspect_info = HS_THUNK_INFO(inspect_entry, 0, 1, "test:inspect");
+
+START_TEST(thunk_under_evaluation_becomes_blackhole)
+{
+    start("");
+    Capability *cap = rts_lock();
+    inspect_root = rts_push_roots(cap, 1);
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &inspect_info;
+    t->slot = 0;
+    ((StgWord *)t->payload)[0] = 5;
+    inspect_root[0] = (StgClosure *)t;
+    ck_assert_uint_eq(int_of(rts_eval(cap, inspect_root[0])), 5);
+    ck_assert_uint_eq(int_of(rts_eval(cap, inspect_root[0])), 5);
+    rts_pop_roots(cap, inspect_root);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* --- selector thunks ---------------------------------------------------------------- */
+
+static const StgInfoTable fst_info = HS_SELECTOR_INFO(0, "test:fst");
+
+static uint64_t live_after_major(void)
+{
+    performMajorGC();
+    RTSStats s;
+    getRTSStats(&s);
+    return s.gc.live_bytes;
+}
+
+/*
+ * n pairs (Int i, big array); a list of `fst p` selector thunks; the pairs
+ * themselves dropped. The collector evaluates the selectors, so the arrays
+ * die: residency stays near n * (cons + selector or Int), far below the
+ * arrays' n * 2 KiB.
+ */
+START_TEST(selector_thunks_do_not_leak)
+{
+    start("-T");
+    Capability *cap = rts_lock();
+    enum { N = 2000, BIG = 256 };
+    StgClosure **r = rts_push_roots(cap, 3); /* list, pair, selector */
+    uint64_t base = live_after_major();
+    r[0] = NIL;
+    for (int i = 0; i < N; i++) {
+        r[1] = (StgClosure *)rts_alloc(cap, 3);
+        UNTAG(r[1])->info = &pair_info;
+        UNTAG(r[1])->payload[0] = UNTAG(r[1])->payload[1] = NULL;
+        StgClosure *x = mk_int(cap, (StgWord)i);
+        UNTAG(r[1])->payload[0] = x;
+        StgClosure *big = (StgClosure *)rts_new_array(cap, BIG, NULL);
+        UNTAG(r[1])->payload[1] = big;
+        StgSelector *s = (StgSelector *)rts_alloc(cap, 3);
+        s->info = &fst_info;
+        s->slot = 0;
+        s->selectee = r[1];
+        r[2] = (StgClosure *)s;
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+        c->info = &cons_info;
+        c->payload[0] = r[2];
+        c->payload[1] = r[0];
+        r[0] = TAG_CLOSURE(2, c);
+    }
+    r[1] = r[2] = NULL;
+    uint64_t live = live_after_major() - base;
+    uint64_t bound = (uint64_t)N * 8 * (3 + 3 + 2) + 64 * 1024;
+    uint64_t leak = (uint64_t)N * 8 * BIG;
+    ck_assert_msg(live < bound, "live %llu bytes after GC, want < %llu (arrays would be %llu)",
+                  (unsigned long long)live, (unsigned long long)bound, (unsigned long long)leak);
+    /* The selectors were short-cut to the Ints, and still mean the right thing. */
+    StgWord want = N;
+    for (StgClosure *p = r[0]; GET_TAG(p) == 2; p = UNTAG(p)->payload[1]) {
+        StgClosure *head = UNTAG(p)->payload[0];
+        ck_assert_ptr_eq(UNTAG(head)->info, &int_info);
+        ck_assert_uint_eq(int_of(rts_eval(cap, head)), --want);
+    }
+    ck_assert_uint_eq(want, 0);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+START_TEST(selector_evaluated_by_rts_eval)
+{
+    start("");
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 2);
+    r[0] = (StgClosure *)rts_alloc(cap, 3);
+    UNTAG(r[0])->info = &pair_info;
+    UNTAG(r[0])->payload[0] = UNTAG(r[0])->payload[1] = NULL;
+    StgClosure *t = mk_const_thunk(cap, 11); /* fst of the pair is a thunk */
+    UNTAG(r[0])->payload[0] = t;
+    StgSelector *s = (StgSelector *)rts_alloc(cap, 3);
+    s->info = &fst_info;
+    s->slot = 0;
+    s->selectee = r[0];
+    r[1] = (StgClosure *)s;
+    ck_assert_uint_eq(int_of(rts_eval(cap, r[1])), 11);
+    ck_assert_ptr_eq(UNTAG(r[1])->info, &stg_IND_info);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* --- application ------------------------------------------------------------------- */
+
+static StgClosure *add_entry(Capability *cap, StgClosure *self, StgClosure **args)
+{
+    (void)self;
+    StgWord a = int_of(rts_eval(cap, args[0]));
+    StgWord b = int_of(rts_eval(cap, args[1]));
+    return mk_int(cap, a + b);
+}
+static const StgInfoTable add_info = HS_FUN_INFO(2, add_entry, 0, 0, "test:add");
+static const StgClosure add_closure = {.info = &add_info};
+
+/* \x -> add: arity 1, returns a function. */
+static StgClosure *konst_add_entry(Capability *cap, StgClosure *self, StgClosure **args)
+{
+    (void)cap;
+    (void)self;
+    (void)args;
+    return (StgClosure *)&add_closure;
+}
+static const StgInfoTable konst_add_info = HS_FUN_INFO(1, konst_add_entry, 0, 0, "test:kadd");
+static const StgClosure konst_add_closure = {.info = &konst_add_info};
+
+START_TEST(apply_exact_partial_and_over)
+{
+    start("-A8k");
+    Capability *cap = rts_lock();
+    StgClosure **a = rts_push_roots(cap, 4);
+    a[0] = mk_int(cap, 2);
+    a[1] = mk_int(cap, 3);
+    a[2] = mk_int(cap, 4);
+    StgClosure *sum = rts_apply(cap, (StgClosure *)&add_closure, 2, a);
+    ck_assert_uint_eq(int_of(sum), 5);
+
+    /* Partial: a PAP waiting for one more; then saturate it. */
+    a[3] = rts_apply(cap, (StgClosure *)&add_closure, 1, a);
+    ck_assert_ptr_eq(UNTAG(a[3])->info, &stg_PAP_info);
+    performGC(); /* the PAP and its argument move */
+    ck_assert_uint_eq(int_of(rts_apply(cap, a[3], 1, &a[2])), 6);
+
+    /* Over-saturated: (konst add) 0 3 4 = 7. */
+    StgClosure **b = rts_push_roots(cap, 3);
+    b[0] = a[0];
+    b[1] = a[1];
+    b[2] = a[2];
+    ck_assert_uint_eq(int_of(rts_apply(cap, (StgClosure *)&konst_add_closure, 3, b)), 7);
+
+    /* A suspended application: an AP thunk, updated when evaluated. */
+    StgClosure *ap = rts_mk_ap(cap, (StgClosure *)&add_closure, 2, &b[1]);
+    b[0] = ap;
+    ck_assert_uint_eq(int_of(rts_eval(cap, b[0])), 7);
+    ck_assert_ptr_eq(UNTAG(b[0])->info, &stg_IND_info);
+    rts_pop_roots(cap, b);
+    rts_pop_roots(cap, a);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* --- CAFs and SRTs ------------------------------------------------------------------- */
+
+static int caf_entries;
+
+/* A CAF whose value is a list of 5000 Ints (big enough to see in residency). */
+static StgClosure *big_list_entry(Capability *cap, StgClosure *self)
+{
+    (void)self;
+    caf_entries++;
+    StgClosure **r = rts_push_roots(cap, 1);
+    r[0] = NIL;
+    for (int i = 0; i < 5000; i++) {
+        StgClosure *x = mk_int(cap, (StgWord)i);
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+        c->info = &cons_info;
+        c->payload[0] = x;
+        c->payload[1] = r[0];
+        r[0] = TAG_CLOSURE(2, c);
+    }
+    StgClosure *v = r[0];
+    rts_pop_roots(cap, r);
+    return v;
+}
+static const StgInfoTable caf_info = HS_THUNK_STATIC_INFO(big_list_entry, NULL, "test:bigList");
+static StgCAF the_caf = HS_CAF(&caf_info);
+
+/* A heap thunk whose code uses the CAF: its SRT says so. */
+static const StgClosure *const user_srt[] = {(const StgClosure *)&the_caf, NULL};
+static const StgInfoTable caf_user_info = {
+    .type = THUNK, .ptrs = 0, .nptrs = 1, .name = "test:usesCAF", .srt = user_srt};
+
+static void caf_scenario(bool keep, bool via_srt)
+{
+    start("-T");
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 1);
+    uint64_t base = live_after_major();
+    caf_entries = 0;
+    StgClosure *v = rts_eval(cap, (StgClosure *)&the_caf);
+    ck_assert_uint_eq(int_of(UNTAG(v)->payload[0]), 4999);
+    ck_assert_ptr_eq(the_caf.info, &stg_IND_STATIC_info);
+    ck_assert_uint_eq(statics_caf_count(), 1);
+
+    /* Reachable: from a root slot, or through the SRT of a live thunk. */
+    if (via_srt) {
+        StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+        t->info = &caf_user_info;
+        t->slot = 0;
+        r[0] = (StgClosure *)t;
+    } else {
+        r[0] = (StgClosure *)&the_caf;
+    }
+    uint64_t with = live_after_major() - base;
+    ck_assert_uint_ge(with, 5000 * 8 * 5);
+    ck_assert_ptr_eq(the_caf.info, &stg_IND_STATIC_info);
+
+    /* Unreachable: reverted and its value collected, unless CAFs are kept. */
+    r[0] = NULL;
+    uint64_t without = live_after_major() - base;
+    if (keep) {
+        ck_assert_ptr_eq(the_caf.info, &stg_IND_STATIC_info);
+        ck_assert_uint_ge(without, 5000 * 8 * 5);
+    } else {
+        ck_assert_ptr_eq(the_caf.info, &caf_info);
+        ck_assert_uint_lt(without, 5000 * 8);
+        ck_assert_uint_eq(statics_caf_count(), 0);
+    }
+    /* Entering it again recomputes it (or not, if kept). */
+    v = rts_eval(cap, (StgClosure *)&the_caf);
+    ck_assert_uint_eq(int_of(UNTAG(v)->payload[0]), 4999);
+    ck_assert_int_eq(caf_entries, keep ? 1 : 2);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+
+START_TEST(caf_kept_while_reachable_then_reverted) { caf_scenario(false, false); }
+END_TEST
+START_TEST(caf_kept_through_an_srt) { caf_scenario(false, true); }
+END_TEST
+START_TEST(caf_kept_for_ever_with_keep_cafs)
+{
+    setKeepCAFs();
+    caf_scenario(true, false);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("eval");
+    TCase *tc = tcase_create("eval");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, eval_updates_once);
+    tcase_add_test(tc, updated_chain_collapses);
+    tcase_add_test(tc, adjacent_update_frames_squeezed);
+    tcase_add_test(tc, no_squeezing_under_Z);
+    tcase_add_exit_test(tc, reentering_a_thunk_is_loop, 1);
+    tcase_add_test(tc, thunk_under_evaluation_becomes_blackhole);
+    tcase_add_test(tc, selector_thunks_do_not_leak);
+    tcase_add_test(tc, selector_evaluated_by_rts_eval);
+    tcase_add_test(tc, apply_exact_partial_and_over);
+    tcase_add_test(tc, caf_kept_while_reachable_then_reverted);
+    tcase_add_test(tc, caf_kept_through_an_srt);
+    tcase_add_test(tc, caf_kept_for_ever_with_keep_cafs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
