@@ -3,16 +3,18 @@
  *
  * Note [The evaluation protocol]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * To evaluate a thunk t: push an update frame for t, blackhole t by storing
- * the thread's owner token in its slot (the entry code still reads its free
- * variables: include/README.md), run the entry code, make sure the result
- * is a value (a thunk returning a thunk is a tail call: it is evaluated with
- * our update frame still below, so the two frames are adjacent and the
- * collector may squeeze them), then pop the update frame and overwrite its
- * updatee with an indirection. The frame is found again as the top of the
- * stack, never by address (Note [Moving frames] in threads.h), and its
- * updatee may have been replaced by squeezing (Note [Squeezing] in
- * sm/scav.c), in which case the updatee is already an indirection.
+ * To evaluate a thunk t: push an update frame for t, copy t's pointer free
+ * variables into a root frame above it (pushing may collect: t is not
+ * blackholed yet, so it survives whole), blackhole t by storing the
+ * thread's owner token in its slot (from now on the collector may drop its
+ * free variables), run the entry code with the rooted copies, pop the root
+ * frame, make sure the result is a value (a thunk returning a thunk is a
+ * tail call: it is evaluated with our update frame on top, so the two
+ * update frames are adjacent and the collector may squeeze them), then pop
+ * the update frame and overwrite its updatee with an indirection. The frame is found again as the
+ * top of the stack, never by address (Note [Moving frames] in threads.h), and its updatee may have
+ * been replaced by squeezing (Note [Squeezing] in sm/scav.c), in which case the updatee is already
+ * an indirection.
  *
  * A thunk whose slot holds our own token is one we are evaluating: entering
  * it again can never finish, which is GHC's <<loop>>. In the vanilla way a
@@ -45,7 +47,10 @@ RTS_INLINE bool is_value_type(uint32_t type)
     }
 }
 
-static RTS_NORETURN void report_loop(void) { msg_fatal(1, "<<loop>>"); }
+static RTS_NORETURN void report_loop(void)
+{
+    msg_fatal(1, "<<loop>>");
+}
 
 /* The thunk q is under evaluation by `owner`. Returns when it may be re-read. */
 static void blackhole_wait(Capability **capp, StgWord owner)
@@ -59,7 +64,28 @@ static void blackhole_wait(Capability **capp, StgWord owner)
 }
 
 /* Read a closure's update slot (THUNK, AP, THUNK_SELECTOR, THUNK_STATIC share its place). */
-RTS_INLINE StgWord *slot_of(StgClosure *q) { return &((StgThunk *)q)->slot; }
+RTS_INLINE StgWord *slot_of(StgClosure *q)
+{
+    return &((StgThunk *)q)->slot;
+}
+
+/*
+ * Push a root frame holding copies of the n pointer fields at `fields`
+ * (inside *q, which is kept alive and updated across the push). NULL when
+ * n is 0.
+ */
+static StgClosure **copy_free_vars(Capability *cap, StgClosure **q, StgClosure **fields, StgWord n)
+{
+    if (n == 0)
+        return NULL;
+    StgWord offset = (StgWord)(fields - (StgClosure **)UNTAG(*q));
+    cap->scratch[0] = *q;
+    StgClosure **fv = rts_push_roots(cap, n);
+    *q = cap->scratch[0];
+    cap->scratch[0] = NULL;
+    memcpy(fv, (StgClosure **)UNTAG(*q) + offset, n * sizeof(StgClosure *));
+    return fv;
+}
 
 static StgClosure *eval_ap(Capability *cap, StgClosure *q);
 static StgClosure *eval_selector(Capability *cap, StgClosure *q);
@@ -73,14 +99,18 @@ static StgClosure *eval_thunk(Capability *cap, StgClosure *q)
     const StgInfoTable *info = q->info;
     StgClosure *v;
     switch (info->type) {
-    case THUNK:
+    case THUNK: {
+        StgClosure **fv = copy_free_vars(cap, &q, ((StgThunk *)q)->payload, info->ptrs);
         *slot_of(q) = HS_REGS(cap)->owner;
-        v = info->entry.thunk(cap, q);
+        v = info->entry.thunk(cap, q, fv);
+        if (fv)
+            rts_pop_roots(cap, fv);
         break;
+    }
     case THUNK_STATIC:
         statics_new_caf((StgCAF *)q);
         *slot_of(q) = HS_REGS(cap)->owner;
-        v = info->entry.thunk(cap, q);
+        v = info->entry.thunk(cap, q, NULL);
         break;
     case AP:
         v = eval_ap(cap, q);
@@ -181,7 +211,12 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
                 rts_pop_roots(cap, r);
                 return pap;
             }
-            r[0] = info->entry.fun(cap, fn, args);
+            StgClosure **fv = copy_free_vars(cap, &r[0], UNTAG(r[0])->payload, info->ptrs);
+            fn = UNTAG(r[0]);
+            StgClosure *res = fn->info->entry.fun(cap, fn, fv, args);
+            if (fv)
+                rts_pop_roots(cap, fv);
+            r[0] = res;
             args += arity;
             n -= arity;
         } else if (info->type == PAP) {
@@ -207,8 +242,12 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
             all[0] = pap->fun;
             memcpy(&all[1], pap->payload, held * sizeof(StgClosure *));
             memcpy(&all[1 + held], args, missing * sizeof(StgClosure *));
+            StgClosure **fv =
+                copy_free_vars(cap, &all[0], UNTAG(all[0])->payload, UNTAG(all[0])->info->ptrs);
             StgClosure *fun = UNTAG(all[0]);
-            StgClosure *res = fun->info->entry.fun(cap, fun, &all[1]);
+            StgClosure *res = fun->info->entry.fun(cap, fun, fv, &all[1]);
+            if (fv)
+                rts_pop_roots(cap, fv);
             rts_pop_roots(cap, all);
             r[0] = res;
             args += missing;

@@ -4,6 +4,7 @@
 #include "stable.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "capability.h"
@@ -15,28 +16,50 @@
 
 /* --- stable pointers ------------------------------------------------------------- */
 
-static StgClosure **stable_ptrs;
+/*
+ * A stable pointer is an index + 1 into this table. A free entry links to
+ * the next free one; a used one may hold any value, tagged pointers and
+ * NULL included, so the two are told apart by `used`, not by the value.
+ */
+typedef struct {
+    StgClosure *addr;
+    StgWord next_free; /* index + 1 of the next free entry, 0 = none (free entries) */
+    bool used;
+} SpEntry;
+
+static SpEntry *stable_ptrs;
 static StgWord sp_size, sp_live;
 static StgWord sp_free; /* index + 1 of the first free entry; 0 = none */
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define FREE_LINK(next) ((StgClosure *)(((next) << 1) | 1))
-#define IS_FREE(e) (((StgWord)(e)&1) != 0)
-#define NEXT_FREE(e) ((StgWord)(e) >> 1)
-
-void hs_lock_stable_ptr_table(void) { pthread_mutex_lock(&sp_lock); }
-void hs_unlock_stable_ptr_table(void) { pthread_mutex_unlock(&sp_lock); }
-void hs_lock_stable_tables(void) { hs_lock_stable_ptr_table(); }
-void hs_unlock_stable_tables(void) { hs_unlock_stable_ptr_table(); }
+void hs_lock_stable_ptr_table(void)
+{
+    pthread_mutex_lock(&sp_lock);
+}
+void hs_unlock_stable_ptr_table(void)
+{
+    pthread_mutex_unlock(&sp_lock);
+}
+void hs_lock_stable_tables(void)
+{
+    hs_lock_stable_ptr_table();
+}
+void hs_unlock_stable_tables(void)
+{
+    hs_unlock_stable_ptr_table();
+}
 
 static void sp_grow(void)
 {
     StgWord old = sp_size;
     sp_size = old ? old * 2 : 64;
-    stable_ptrs = hooks_realloc(stable_ptrs, sp_size * sizeof(StgClosure *), "stable pointers");
+    stable_ptrs = hooks_realloc(stable_ptrs, sp_size * sizeof(SpEntry), "stable pointers");
     /* Thread the new entries onto the free list, lowest first. */
-    for (StgWord i = old; i < sp_size; i++)
-        stable_ptrs[i] = FREE_LINK(i + 1 < sp_size ? i + 2 : sp_free);
+    for (StgWord i = old; i < sp_size; i++) {
+        stable_ptrs[i].addr = NULL;
+        stable_ptrs[i].used = false;
+        stable_ptrs[i].next_free = i + 1 < sp_size ? i + 2 : sp_free;
+    }
     sp_free = old + 1;
 }
 
@@ -46,8 +69,9 @@ HsStablePtr getStablePtr(StgPtr p)
     if (sp_free == 0)
         sp_grow();
     StgWord i = sp_free - 1;
-    sp_free = NEXT_FREE(stable_ptrs[i]);
-    stable_ptrs[i] = (StgClosure *)p;
+    sp_free = stable_ptrs[i].next_free;
+    stable_ptrs[i].addr = (StgClosure *)p;
+    stable_ptrs[i].used = true;
     sp_live++;
     hs_unlock_stable_ptr_table();
     return (HsStablePtr)(i + 1);
@@ -56,20 +80,22 @@ HsStablePtr getStablePtr(StgPtr p)
 static StgWord sp_index(HsStablePtr sp, const char *who)
 {
     StgWord i = (StgWord)sp - 1;
-    if (sp == NULL || i >= sp_size || IS_FREE(stable_ptrs[i]))
+    if (sp == NULL || i >= sp_size || !stable_ptrs[i].used)
         msg_fatal(EXIT_INTERNAL_ERROR, "%s: %p is not a live stable pointer", who, sp);
     return i;
 }
 
 StgPtr deRefStablePtr(HsStablePtr sp)
 {
-    return (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")];
+    return (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")].addr;
 }
 
 void hs_free_stable_ptr_unsafe(HsStablePtr sp)
 {
     StgWord i = sp_index(sp, "hs_free_stable_ptr");
-    stable_ptrs[i] = FREE_LINK(sp_free);
+    stable_ptrs[i].used = false;
+    stable_ptrs[i].addr = NULL;
+    stable_ptrs[i].next_free = sp_free;
     sp_free = i + 1;
     sp_live--;
 }
@@ -81,16 +107,22 @@ void hs_free_stable_ptr(HsStablePtr sp)
     hs_unlock_stable_ptr_table();
 }
 
-void freeStablePtr(HsStablePtr sp) { hs_free_stable_ptr(sp); }
+void freeStablePtr(HsStablePtr sp)
+{
+    hs_free_stable_ptr(sp);
+}
 
 void stable_ptr_evacuate_roots(void)
 {
     for (StgWord i = 0; i < sp_size; i++)
-        if (!IS_FREE(stable_ptrs[i]))
-            evacuate(&stable_ptrs[i]);
+        if (stable_ptrs[i].used)
+            evacuate(&stable_ptrs[i].addr);
 }
 
-StgWord stable_ptr_count(void) { return sp_live; }
+StgWord stable_ptr_count(void)
+{
+    return sp_live;
+}
 
 /* --- stable names --------------------------------------------------------------- */
 
@@ -207,7 +239,10 @@ void stable_name_gc(void)
     sn_hash_rebuild();
 }
 
-StgWord stable_name_count(void) { return sn_live; }
+StgWord stable_name_count(void)
+{
+    return sn_live;
+}
 
 void stable_init(void)
 {

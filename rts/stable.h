@@ -2,9 +2,9 @@
  * Stable pointers and stable names: the tables and what the collector
  * does with them.
  *
- * Invariants: a stable pointer is an index + 1 into stable_ptrs; a free
- * entry holds the next free index tagged with 1 (an odd word, never a
- * closure). Live entries are roots. A stable-name entry holds the object's
+ * Invariants: a stable pointer is an index + 1 into the table; a free
+ * entry is on the free list and is not a root; a used one is a root (its
+ * value may be any closure pointer, tagged or NULL). A stable-name entry holds the object's
  * current address (or NULL once it died) and its STABLE_NAME object (or it
  * is free); the address index is rebuilt after every collection, because
  * collections move the keys.

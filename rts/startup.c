@@ -165,7 +165,10 @@ void hs_exit(void)
     flags_free();
 }
 
-void hs_exit_nowait(void) { hs_exit(); }
+void hs_exit_nowait(void)
+{
+    hs_exit();
+}
 
 void shutdownHaskellAndExit(int code, int fastExit)
 {
@@ -184,11 +187,15 @@ void hs_thread_done(void)
     if (!running)
         return;
     if (cap_mine())
-        msg_fatal(1, "hs_thread_done: this thread still holds a capability (call rts_unlock first)");
+        msg_fatal(1,
+                  "hs_thread_done: this thread still holds a capability (call rts_unlock first)");
     threads_forget_mine();
 }
 
-void hs_perform_gc(void) { performMajorGC(); }
+void hs_perform_gc(void)
+{
+    performMajorGC();
+}
 
 void performGC(void)
 {

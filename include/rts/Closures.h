@@ -57,7 +57,10 @@ typedef struct {
     struct StgClosure_ *indirectee;
     const StgInfoTable *saved_info;
 } StgCAF;
-#define HS_CAF(info_) {.info = (info_)}
+#define HS_CAF(info_)   \
+    {                   \
+        .info = (info_) \
+    }
 
 /* BLACKHOLE: a thunk under evaluation whose free variables were dropped. */
 typedef struct {

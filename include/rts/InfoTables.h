@@ -17,19 +17,25 @@ struct StgClosure_;
 
 /*
  * Entry code of a THUNK (or THUNK_STATIC): compute and return the value.
- * It must read the free variables it needs before its first allocation
- * (include/README.md, "Evaluation").
+ * `fv` holds rooted copies of the thunk's pointer free variables
+ * (payload[0 .. ptrs-1]); they stay valid, and are updated, across
+ * collections until the entry returns, and the entry may overwrite them
+ * (set one to NULL to let it die early). `self` is valid only until the
+ * first allocation: read non-pointer free variables from it before
+ * allocating. See include/README.md, "Evaluation".
  */
-typedef struct StgClosure_ *(*StgEntry)(struct Capability_ *cap, struct StgClosure_ *self);
+typedef struct StgClosure_ *(*StgEntry)(struct Capability_ *cap, struct StgClosure_ *self,
+                                        struct StgClosure_ **fv);
 
 /*
- * Entry code of a FUN: apply self to exactly info->tag (its arity)
- * arguments. `args` points at rooted slots: they stay valid, and are
- * updated, across collections. Read self's free variables before the first
- * allocation, as for thunks.
+ * Entry code of a FUN: apply it to exactly info->tag (its arity) arguments.
+ * `fv` holds rooted copies of the function's pointer free variables (NULL
+ * if it has none) and `args` the rooted arguments; both stay valid across
+ * collections until the entry returns. `self`, as for thunks, only until
+ * the first allocation.
  */
 typedef struct StgClosure_ *(*StgFunEntry)(struct Capability_ *cap, struct StgClosure_ *self,
-                                           struct StgClosure_ **args);
+                                           struct StgClosure_ **fv, struct StgClosure_ **args);
 
 /* Bitmap of a RET_BIG frame: bit i of the words is 1 when slot i is a pointer. */
 typedef struct {
@@ -76,25 +82,25 @@ typedef struct StgInfoTable_ {
     {                                                                                      \
         .type = CONSTR, .tag = (tag_), .ptrs = (ptrs_), .nptrs = (nptrs_), .name = (name_) \
     }
-#define HS_FUN_INFO(arity_, entry_, ptrs_, nptrs_, name_)                                 \
-    {                                                                                      \
-        .type = FUN, .tag = (arity_), .ptrs = (ptrs_), .nptrs = (nptrs_),                  \
-        .entry = {.fun = (entry_)}, .name = (name_)                                        \
+#define HS_FUN_INFO(arity_, entry_, ptrs_, nptrs_, name_)                 \
+    {                                                                     \
+        .type = FUN, .tag = (arity_), .ptrs = (ptrs_), .nptrs = (nptrs_), \
+        .entry = {.fun = (entry_)}, .name = (name_)                       \
     }
-#define HS_THUNK_INFO(entry_, ptrs_, nptrs_, name_)                                        \
-    {                                                                                      \
-        .type = THUNK, .ptrs = (ptrs_), .nptrs = (nptrs_), .entry = {.thunk = (entry_)},   \
-        .name = (name_)                                                                    \
+#define HS_THUNK_INFO(entry_, ptrs_, nptrs_, name_)                                      \
+    {                                                                                    \
+        .type = THUNK, .ptrs = (ptrs_), .nptrs = (nptrs_), .entry = {.thunk = (entry_)}, \
+        .name = (name_)                                                                  \
     }
 /* A CAF's info table: entry computes the value; srt lists the statics it uses. */
 #define HS_THUNK_STATIC_INFO(entry_, srt_, name_)                                          \
     {                                                                                      \
         .type = THUNK_STATIC, .entry = {.thunk = (entry_)}, .name = (name_), .srt = (srt_) \
     }
-#define HS_FUN_STATIC_INFO(arity_, entry_, srt_, name_)                                    \
-    {                                                                                      \
-        .type = FUN_STATIC, .tag = (arity_), .entry = {.fun = (entry_)}, .name = (name_),  \
-        .srt = (srt_)                                                                      \
+#define HS_FUN_STATIC_INFO(arity_, entry_, srt_, name_)                                   \
+    {                                                                                     \
+        .type = FUN_STATIC, .tag = (arity_), .entry = {.fun = (entry_)}, .name = (name_), \
+        .srt = (srt_)                                                                     \
     }
 #define HS_SELECTOR_INFO(field_, name_)                          \
     {                                                            \

@@ -36,6 +36,9 @@ extern RTS_EXPORT void freeStablePtr(HsStablePtr sp);
  * stable names are reclaimed. May collect.
  */
 extern RTS_EXPORT StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p);
-RTS_INLINE StgWord rts_stable_name_to_int(const StgStableName *sn) { return sn->sn; }
+RTS_INLINE StgWord rts_stable_name_to_int(const StgStableName *sn)
+{
+    return sn->sn;
+}
 
 #endif /* HSRTS_RTS_STABLE_H */

@@ -160,9 +160,10 @@ bdescr *bd_alloc_group_on_node(uint32_t node, StgWord n)
         msg_barf("bd_alloc_group: zero blocks");
     if (!bd_request_fits(n)) {
         sm_unlock();
-        msg_fatal(EXIT_HEAPOVERFLOW,
-                  "out of memory (requested %lu blocks, more than the heap's address space; see -xr)",
-                  (unsigned long)n);
+        msg_fatal(
+            EXIT_HEAPOVERFLOW,
+            "out of memory (requested %lu blocks, more than the heap's address space; see -xr)",
+            (unsigned long)n);
     }
     bdescr *bd;
     if (n >= BLOCKS_PER_MBLOCK) {

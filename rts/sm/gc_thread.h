@@ -36,14 +36,14 @@ typedef struct {
 } gen_workspace;
 
 typedef struct {
-    Capability *cap;       /* where remembered-set entries go */
-    uint32_t evac_gen_no;  /* copy to at least this generation */
-    bool eager_promotion;  /* promote to evac_gen_no rather than fail */
-    bool failed_to_evac;   /* the object being scavenged still points young */
-    bool mark_statics;     /* a major GC: static closures reached are marked */
+    Capability *cap;         /* where remembered-set entries go */
+    uint32_t evac_gen_no;    /* copy to at least this generation */
+    bool eager_promotion;    /* promote to evac_gen_no rather than fail */
+    bool failed_to_evac;     /* the object being scavenged still points young */
+    bool mark_statics;       /* a major GC: static closures reached are marked */
     uint32_t selector_depth; /* nested selector thunks being evaluated */
-    bdescr *scan_bd;       /* block being scavenged, or NULL */
-    uint64_t copied_words; /* words copied in this GC */
+    bdescr *scan_bd;         /* block being scavenged, or NULL */
+    uint64_t copied_words;   /* words copied in this GC */
     uint64_t any_work, scav_find_work;
     gen_workspace *ws; /* [n_generations] */
 } gc_thread;

@@ -33,7 +33,10 @@ static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
 static bool lazy_return;
 static MBlockFailure last_failure;
 
-MBlockFailure mblock_last_failure(void) { return last_failure; }
+MBlockFailure mblock_last_failure(void)
+{
+    return last_failure;
+}
 
 #define MIN_RESERVATION ((uint64_t)256 << 20)
 

@@ -36,7 +36,10 @@ void statics_exit(void)
     n_work = work_cap = 0;
 }
 
-void setKeepCAFs(void) { keep = true; }
+void setKeepCAFs(void)
+{
+    keep = true;
+}
 
 void statics_new_caf(StgCAF *caf)
 {
@@ -147,5 +150,11 @@ void statics_gc_end(void)
     gct->mark_statics = false;
 }
 
-uint32_t statics_caf_count(void) { return n_cafs; }
-StgCAF *statics_caf(uint32_t i) { return i < n_cafs ? cafs[i] : NULL; }
+uint32_t statics_caf_count(void)
+{
+    return n_cafs;
+}
+StgCAF *statics_caf(uint32_t i)
+{
+    return i < n_cafs ? cafs[i] : NULL;
+}

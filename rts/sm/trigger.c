@@ -79,7 +79,10 @@ uint32_t trigger_choose_gen(bool force_major)
     return N;
 }
 
-StgWord trigger_heap_limit_blocks(void) { return heap_limit; }
+StgWord trigger_heap_limit_blocks(void)
+{
+    return heap_limit;
+}
 
 void trigger_heap_overflow(StgWord request_bytes)
 {

@@ -184,5 +184,11 @@ void weak_run_all_at_exit(void)
     weak_run_pending();
 }
 
-StgWord weak_count(void) { return n_weak; }
-StgWeak *weak_get(StgWord i) { return i < n_weak ? table[i] : NULL; }
+StgWord weak_count(void)
+{
+    return n_weak;
+}
+StgWeak *weak_get(StgWord i)
+{
+    return i < n_weak ? table[i] : NULL;
+}

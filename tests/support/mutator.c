@@ -23,9 +23,15 @@
 
 static StgInfoTable constr_info[MAX_PTRS + 1][MAX_NPTRS + 1];
 static StgInfoTable thunk_info[MAX_PTRS + 1];
+static Mutator *active; /* the mutator running now (thunk entries need it) */
+static uint64_t weaks_made, weaks_finalized;
 static StgInfoTable cell_info; /* deep lists: head, tail, level */
 static const StgInfoTable static_nil_info = {.type = CONSTR_STATIC, .name = "test:Nil"};
 static const StgClosure static_nil = {.info = &static_nil_info};
+
+static StgClosure *build_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static StgClosure *forward_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static bool is_value(StgClosure *p);
 
 static void init_infos(void)
 {
@@ -42,6 +48,8 @@ static void init_infos(void)
         thunk_info[p].ptrs = (uint32_t)p;
         thunk_info[p].nptrs = 1;
         thunk_info[p].name = "test:Thunk";
+        /* Odd shapes tail-call their first free variable; even ones build a value. */
+        thunk_info[p].entry.thunk = (p % 2) ? forward_entry : build_entry;
     }
     cell_info.type = CONSTR;
     cell_info.ptrs = 2;
@@ -227,11 +235,111 @@ static void op_update(Mutator *m)
     int s = find_root(m, THUNK, THUNK);
     if (s < 0)
         return;
-    /* A thunk's value is never the thunk itself (that would be <<loop>>). */
+    /*
+     * A thunk's value is a value: never a thunk, so no chain of updates and
+     * tail calls can lead back to a thunk under evaluation (<<loop>>).
+     */
     StgClosure *v = pick(m);
-    if (UNTAG(follow_ind(v)) == UNTAG(m->roots[s]))
+    if (!is_value(v))
         v = TAG_CLOSURE(1, &static_nil);
     rts_update_thunk(m->cap, m->roots[s], v);
+}
+
+/* A value of the thunk's shape from its free variables (allocates). */
+static StgClosure *build_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    uint32_t p = self->info->ptrs;
+    StgWord w = ((StgWord *)((StgThunk *)self)->payload)[p];
+    StgClosure *c = mut_alloc(active, 1 + (StgWord)p + 1);
+    (void)cap;
+    c->info = &constr_info[p][1];
+    for (uint32_t i = 0; i < p; i++)
+        c->payload[i] = fv[i];
+    ((StgWord *)c->payload)[p] = w;
+    return TAG_CLOSURE(1 + (StgWord)(p + 1) % 7, c);
+}
+
+/* The value of the first free variable (a tail call when it is a thunk). */
+static StgClosure *forward_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)cap;
+    (void)self;
+    return fv[0];
+}
+
+/* Whether a closure may be a thunk's value: thunks and their INDs may not. */
+static bool is_value(StgClosure *p)
+{
+    p = follow_ind(p);
+    if (!p || !rts_is_heap_alloced(p))
+        return true;
+    uint32_t t = UNTAG(p)->info->type;
+    return t != THUNK && t != BLACKHOLE;
+}
+
+static void op_eval(Mutator *m)
+{
+    int s = find_root(m, THUNK, THUNK);
+    if (s < 0)
+        return;
+    StgClosure *v = rts_eval(m->cap, m->roots[s]);
+    ck_assert_msg(is_value(v), "rts_eval returned a thunk");
+    if (rng_below(&m->rng, 2))
+        set_root(m, random_slot(m), v);
+}
+
+static void count_finalizer(void *env)
+{
+    (void)env;
+    weaks_finalized++;
+}
+
+static void op_weak(Mutator *m)
+{
+    /*
+     * A key that is (or is a thunk updated to) a static closure never dies:
+     * indirections are followed, as GHC does. Keep to keys that can die, so
+     * the heap can return to its floor at the end.
+     */
+    StgClosure *key = follow_ind(pick(m));
+    if (!rts_is_heap_alloced(key) || UNTAG(key)->info->type == THUNK)
+        return;
+    StgClosure **r = rts_push_roots(m->cap, 1);
+    r[0] = key;
+    StgClosure *value = GUARDED(m, 2, new_constr(m)); /* reachable only from the weak */
+    StgWeak *w =
+        GUARDED(m, SIZEOF_W(StgWeak), rts_mk_weak(m->cap, r[0], value, count_finalizer, NULL));
+    rts_pop_roots(m->cap, r);
+    weaks_made++;
+    set_root(m, random_slot(m), (StgClosure *)w);
+}
+
+static void op_deref_weak(Mutator *m)
+{
+    int s = find_root(m, WEAK, WEAK);
+    if (s < 0)
+        return;
+    StgClosure *v = rts_deref_weak((StgWeak *)m->roots[s]);
+    if (v)
+        set_root(m, random_slot(m), v);
+}
+
+static void op_stable(Mutator *m)
+{
+    int i = (int)rng_below(&m->rng, MUT_STABLE);
+    if (m->stable[i]) {
+        hs_free_stable_ptr(m->stable[i]);
+        m->stable[i] = NULL;
+    } else {
+        m->stable[i] = getStablePtr((StgPtr)pick(m));
+    }
+}
+
+static void op_stable_name(Mutator *m)
+{
+    StgClosure *p = pick(m);
+    StgStableName *sn = GUARDED(m, SIZEOF_W(StgStableName), rts_make_stable_name(m->cap, p));
+    set_root(m, random_slot(m), (StgClosure *)sn);
 }
 
 static void op_mut_var(Mutator *m)
@@ -371,15 +479,26 @@ static void op_deep(Mutator *m)
 
 void mutator_step(Mutator *m, int n)
 {
+    active = m;
     for (int i = 0; i < n; i++) {
         m->ops++;
         uint64_t k = rng_below(&m->rng, 1000);
-        if (k < 380)
+        if (k < 330)
             op_constr(m);
-        else if (k < 430)
+        else if (k < 380)
             op_thunk(m);
-        else if (k < 480)
+        else if (k < 400)
             op_update(m);
+        else if (k < 430)
+            op_eval(m);
+        else if (k < 440)
+            op_weak(m);
+        else if (k < 450)
+            op_deref_weak(m);
+        else if (k < 470)
+            op_stable(m);
+        else if (k < 480)
+            op_stable_name(m);
         else if (k < 520)
             op_mut_var(m);
         else if (k < 600)
@@ -473,6 +592,8 @@ static uint64_t kind_of(const StgInfoTable *info)
     case SMALL_MUT_ARR_PTRS_CLEAN:
     case SMALL_MUT_ARR_PTRS_DIRTY:
         return 1003;
+    case WEAK:
+        return 1004; /* alive or dead: a collection may kill it */
     default:
         return (uint64_t)(uintptr_t)info; /* static, so stable across moves */
     }
@@ -495,6 +616,8 @@ uint64_t mutator_checksum(Mutator *m)
         stack_cap = 1 << 16;
         stack = malloc(stack_cap * sizeof *stack);
     }
+    for (int r = MUT_STABLE - 1; r >= 0; r--)
+        stack[sp++] = m->stable[r] ? (StgClosure *)deRefStablePtr(m->stable[r]) : NULL;
     for (int r = MUT_ROOTS - 1; r >= 0; r--)
         stack[sp++] = m->roots[r];
     while (sp > 0) {
@@ -519,6 +642,11 @@ uint64_t mutator_checksum(Mutator *m)
         if (++seen.n * 2 > seen.cap)
             map_grow();
         const StgInfoTable *info = q->info;
+        /* Under evaluation: the collector may make it a BLACKHOLE at any time. */
+        if ((info->type == THUNK && (((StgThunk *)q)->slot & 1)) || info->type == BLACKHOLE) {
+            h = mix(h, 0xb1ac);
+            continue;
+        }
         h = mix(h, kind_of(info));
         StgClosure **f = NULL;
         StgWord nf = fields_of(q, &f);
@@ -531,6 +659,9 @@ uint64_t mutator_checksum(Mutator *m)
             h = mix(h, ((StgThunk *)q)->slot);
             for (uint32_t j = 0; j < info->nptrs; j++)
                 h = mix(h, ((StgWord *)((StgThunk *)q)->payload)[info->ptrs + j]);
+            break;
+        case STABLE_NAME:
+            h = mix(h, ((StgStableName *)q)->sn);
             break;
         case ARR_WORDS: {
             StgArrBytes *a = (StgArrBytes *)q;
@@ -576,6 +707,7 @@ void mutator_check_fixed(Mutator *m)
 
 void mutator_init(Mutator *m, Capability *cap, uint64_t seed)
 {
+    active = m;
     static bool infos_ready;
     if (!infos_ready) {
         init_infos();
@@ -597,6 +729,20 @@ void mutator_clear(Mutator *m)
 {
     for (int i = 0; i < MUT_ROOTS; i++)
         set_root(m, i, NULL);
+    for (int i = 0; i < MUT_STABLE; i++)
+        if (m->stable[i]) {
+            hs_free_stable_ptr(m->stable[i]);
+            m->stable[i] = NULL;
+        }
+}
+
+uint64_t mutator_weaks_made(void)
+{
+    return weaks_made;
+}
+uint64_t mutator_weaks_finalized(void)
+{
+    return weaks_finalized;
 }
 
 uint64_t mutator_checked_gcs(void)

@@ -14,6 +14,7 @@
 #include "test_util.h"
 
 #define MUT_ROOTS     48
+#define MUT_STABLE    16
 #define MUT_MAX_FIXED 64
 
 typedef struct {
@@ -27,6 +28,7 @@ typedef struct {
         uint64_t pattern;
     } fixed[MUT_MAX_FIXED];
     int n_fixed;
+    HsStablePtr stable[MUT_STABLE]; /* more roots, through stable pointers */
     uint64_t ops;
 } Mutator;
 
@@ -49,7 +51,11 @@ void mutator_check_fixed(Mutator *m);
 /* Collections the mutator caused and checked (checksum before == after). */
 uint64_t mutator_checked_gcs(void);
 
-/* Drop every root. */
+/* Weak pointers made, and finalizers run (after hs_exit the two agree). */
+uint64_t mutator_weaks_made(void);
+uint64_t mutator_weaks_finalized(void);
+
+/* Drop every root (and free the stable pointers). */
 void mutator_clear(Mutator *m);
 
 #endif /* HSRTS_TEST_MUTATOR_H */

@@ -30,16 +30,22 @@ static StgClosure *mk_int(Capability *cap, StgWord v)
     return TAG_CLOSURE(1, c);
 }
 
-static StgWord int_of(StgClosure *c) { return ((StgWord *)UNTAG(c)->payload)[0]; }
+static StgWord int_of(StgClosure *c)
+{
+    return ((StgWord *)UNTAG(c)->payload)[0];
+}
 
-static void start(const char *opts) { test_start_rts("check_eval", opts, 1); }
+static void start(const char *opts)
+{
+    test_start_rts("check_eval", opts, 1);
+}
 
 /* --- updates and indirections ------------------------------------------------ */
 
 static int entered;
 
 /* THUNK with one non-pointer word n: evaluates to Int n. */
-static StgClosure *const_entry(Capability *cap, StgClosure *self)
+static StgClosure *const_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
     StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
     entered++;
@@ -79,11 +85,12 @@ START_TEST(eval_updates_once)
 END_TEST
 
 /* THUNK whose free variable is the next thunk of a chain: a tail call. */
-static StgClosure *forward_entry(Capability *cap, StgClosure *self)
+static StgClosure *forward_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
     (void)cap;
+    (void)self;
     entered++;
-    return ((StgThunk *)self)->payload[0];
+    return fv[0];
 }
 static const StgInfoTable forward_info = HS_THUNK_INFO(forward_entry, 1, 0, "test:forward");
 
@@ -127,7 +134,7 @@ END_TEST
 /* --- squeezing ------------------------------------------------------------------ */
 
 /* Like const, but collects before returning, with the whole chain on the stack. */
-static StgClosure *gc_then_const_entry(Capability *cap, StgClosure *self)
+static StgClosure *gc_then_const_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
     StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
     performGC();
@@ -171,7 +178,11 @@ END_TEST
 
 /* --- <<loop>> and blackholes ------------------------------------------------------ */
 
-static StgClosure *self_entry(Capability *cap, StgClosure *self) { return rts_eval(cap, self); }
+static StgClosure *self_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)fv;
+    return rts_eval(cap, self);
+}
 static const StgInfoTable self_info = HS_THUNK_INFO(self_entry, 0, 1, "test:loop");
 
 START_TEST(reentering_a_thunk_is_loop)
@@ -187,7 +198,7 @@ END_TEST
 
 /* Evaluation in progress: the slot holds our token; a collection blackholes it. */
 static StgClosure **inspect_root;
-static StgClosure *inspect_entry(Capability *cap, StgClosure *self)
+static StgClosure *inspect_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
     StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
     ck_assert_uint_eq(((StgThunk *)self)->slot, HS_REGS(cap)->owner);
@@ -308,9 +319,10 @@ END_TEST
 
 /* --- application ------------------------------------------------------------------- */
 
-static StgClosure *add_entry(Capability *cap, StgClosure *self, StgClosure **args)
+static StgClosure *add_entry(Capability *cap, StgClosure *self, StgClosure **fv, StgClosure **args)
 {
     (void)self;
+    (void)fv;
     StgWord a = int_of(rts_eval(cap, args[0]));
     StgWord b = int_of(rts_eval(cap, args[1]));
     return mk_int(cap, a + b);
@@ -319,10 +331,12 @@ static const StgInfoTable add_info = HS_FUN_INFO(2, add_entry, 0, 0, "test:add")
 static const StgClosure add_closure = {.info = &add_info};
 
 /* \x -> add: arity 1, returns a function. */
-static StgClosure *konst_add_entry(Capability *cap, StgClosure *self, StgClosure **args)
+static StgClosure *konst_add_entry(Capability *cap, StgClosure *self, StgClosure **fv,
+                                   StgClosure **args)
 {
     (void)cap;
     (void)self;
+    (void)fv;
     (void)args;
     return (StgClosure *)&add_closure;
 }
@@ -370,9 +384,10 @@ END_TEST
 static int caf_entries;
 
 /* A CAF whose value is a list of 5000 Ints (big enough to see in residency). */
-static StgClosure *big_list_entry(Capability *cap, StgClosure *self)
+static StgClosure *big_list_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
     (void)self;
+    (void)fv;
     caf_entries++;
     StgClosure **r = rts_push_roots(cap, 1);
     r[0] = NIL;
@@ -441,9 +456,15 @@ static void caf_scenario(bool keep, bool via_srt)
     hs_exit();
 }
 
-START_TEST(caf_kept_while_reachable_then_reverted) { caf_scenario(false, false); }
+START_TEST(caf_kept_while_reachable_then_reverted)
+{
+    caf_scenario(false, false);
+}
 END_TEST
-START_TEST(caf_kept_through_an_srt) { caf_scenario(false, true); }
+START_TEST(caf_kept_through_an_srt)
+{
+    caf_scenario(false, true);
+}
 END_TEST
 START_TEST(caf_kept_for_ever_with_keep_cafs)
 {

@@ -5,7 +5,10 @@
  * major ones, and those the mutator's allocation causes), each checked to
  * preserve the reachable graph exactly (checksum before == after), pinned
  * and large objects never moving, and at the end every block not needed by
- * an empty heap given back (the block count returns to its floor).
+ * an empty heap given back (the block count returns to its floor). The
+ * mutator also evaluates thunks (update frames, blackholes, squeezing),
+ * makes weak pointers (every finalizer runs exactly once), stable pointers
+ * and stable names.
  *
  * HSRTS_STRESS_ITERS scales the run (default 1000 rounds per configuration);
  * HSRTS_TEST_SEED replays a failure; HSRTS_STRESS_ONLY="<opts>" runs one
@@ -92,6 +95,8 @@ START_TEST(stress_config)
     mutator_done(&m);
     rts_unlock(cap);
     hs_exit();
+    /* Every weak pointer's finalizer ran, exactly once (hs_exit runs the rest). */
+    ck_assert_uint_eq(mutator_weaks_finalized(), mutator_weaks_made());
 }
 END_TEST
 

@@ -1,0 +1,229 @@
+/*
+ * Thread stacks: chunk sizes follow -ki and -kc; deep recursion through
+ * root frames grows across many chunks and shrinks back (emptied chunks
+ * are freed by the collector); on overflow the topmost update frames, up
+ * to -kb bytes, move to the new chunk; passing -K ends the program with
+ * the stack-overflow hook and exit status 2.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "capability.h"
+#include "sm/block_alloc.h"
+#include "test_util.h"
+
+static StgStack *current(Capability *cap)
+{
+    return HS_REGS(cap)->stack;
+}
+
+/* Chunks of the current thread, newest first. */
+static int count_chunks(Capability *cap)
+{
+    int n = 1;
+    StgStack *s = current(cap);
+    for (;;) {
+        StgClosure *bottom = (StgClosure *)(s->stack + s->stack_size - SIZEOF_W(StgUnderflowFrame));
+        if (bottom->info != &stg_UNDERFLOW_FRAME_info)
+            return n;
+        s = ((StgUnderflowFrame *)bottom)->next_chunk;
+        n++;
+    }
+}
+
+START_TEST(chunk_sizes_follow_ki_and_kc)
+{
+    test_start_rts("check_stack", "-ki4k -kc64k -kb1k", 1);
+    Capability *cap = rts_lock();
+    StgStack *first = current(cap);
+    ck_assert_uint_eq(SIZEOF_W(StgStack) + first->stack_size, 4096 / 8);
+    StgClosure **big = rts_push_roots(cap, 600); /* more than the first chunk holds */
+    StgStack *second = current(cap);
+    ck_assert_ptr_ne(second, first);
+    ck_assert_uint_eq(SIZEOF_W(StgStack) + second->stack_size, 65536 / 8);
+    ck_assert_int_eq(count_chunks(cap), 2);
+    performGC();
+    rts_pop_roots(cap, big);
+    ck_assert_ptr_eq(current(cap), first);
+    ck_assert_int_eq(count_chunks(cap), 1);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+static const StgInfoTable int_info = HS_CONSTR_INFO(0, 0, 1, "test:Int");
+static int deepest_chunks;
+/* Big frames, so a C recursion the C stack can take still spans many chunks. */
+#define FRAME_SLOTS 30
+
+/* Recurse through root frames; every level allocates; returns depth. */
+static StgWord recurse(Capability *cap, StgWord depth)
+{
+    if (depth == 0) {
+        deepest_chunks = count_chunks(cap);
+        performGC();
+        return 0;
+    }
+    StgClosure **r = rts_push_roots(cap, FRAME_SLOTS);
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 2);
+    c->info = &int_info;
+    ((StgWord *)c->payload)[0] = depth;
+    r[0] = c;
+    StgWord below = recurse(cap, depth - 1);
+    StgWord here = ((StgWord *)UNTAG(r[0])->payload)[0];
+    rts_pop_roots(cap, r);
+    ck_assert_uint_eq(here, depth);
+    return below + 1;
+}
+
+START_TEST(deep_recursion_grows_and_shrinks)
+{
+    test_start_rts("check_stack", "-A64k", 0);
+    Capability *cap = rts_lock();
+    performMajorGC();
+    uint64_t floor_blocks = bd_n_alloc_blocks();
+    StgWord words_before = HS_REGS(cap)->tso->tot_stack_size;
+    enum { DEPTH = 20000 }; /* 32 words a frame: about 150 chunks of 32k */
+    ck_assert_uint_eq(recurse(cap, DEPTH), DEPTH);
+    ck_assert_int_ge(deepest_chunks, (int)(DEPTH * (FRAME_SLOTS + 2) * 8 / (32 * 1024)));
+    ck_assert_int_eq(count_chunks(cap), 1);
+    ck_assert_uint_eq(HS_REGS(cap)->tso->tot_stack_size, words_before);
+    performMajorGC();
+    performMajorGC();
+    ck_assert_uint_eq(bd_n_alloc_blocks(), floor_blocks);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* A chain of thunks, each tail-calling the next: only update frames. */
+static StgClosure *forward_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)cap;
+    (void)self;
+    return fv[0];
+}
+static const StgInfoTable forward_info = HS_THUNK_INFO(forward_entry, 1, 0, "test:forward");
+
+static int frames_in_chunk[1024];
+static int chunks_seen;
+
+/* At the bottom of the chain: how many update frames does each chunk hold? */
+static StgClosure *inspect_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)self;
+    (void)fv;
+    chunks_seen = 0;
+    for (StgStack *s = current(cap);;) {
+        int n = 0;
+        StgPtr p = s->sp;
+        while (((StgClosure *)p)->info == &stg_UPDATE_FRAME_info) {
+            n++;
+            p += SIZEOF_W(StgUpdateFrame);
+        }
+        frames_in_chunk[chunks_seen++] = n;
+        if (((StgClosure *)p)->info != &stg_UNDERFLOW_FRAME_info)
+            break;
+        s = ((StgUnderflowFrame *)p)->next_chunk;
+    }
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 2);
+    c->info = &int_info;
+    ((StgWord *)c->payload)[0] = 1;
+    return TAG_CLOSURE(1, c);
+}
+static const StgInfoTable inspect_info = HS_THUNK_INFO(inspect_entry, 0, 1, "test:inspect");
+
+START_TEST(update_frames_carried_over_up_to_kb)
+{
+    /* -kc4k: 508 words of frames a chunk; -kb256: 32 words = 16 update frames. */
+    test_start_rts("check_stack", "-ki4k -kc4k -kb256", 1);
+    Capability *cap = rts_lock();
+    enum { L = 2000 };
+    StgClosure **r = rts_push_roots(cap, 1);
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &inspect_info;
+    t->slot = 0;
+    r[0] = (StgClosure *)t;
+    for (int i = 0; i < L; i++) {
+        t = (StgThunk *)rts_alloc(cap, 3);
+        t->info = &forward_info;
+        t->slot = 0;
+        t->payload[0] = r[0];
+        r[0] = (StgClosure *)t;
+    }
+    StgClosure *v = rts_eval(cap, r[0]);
+    ck_assert_uint_eq(((StgWord *)UNTAG(v)->payload)[0], 1);
+    /*
+     * Newest chunk first. Each later chunk was filled to its 253-frame
+     * capacity (506 words above its underflow frame) and then gave its top
+     * 16 frames to the next: it keeps 237. The oldest chunk (-ki4k, with
+     * our root frame and the stop frame) keeps its capacity less 16 too.
+     */
+    ck_assert_int_gt(chunks_seen, 4);
+    int total = 0;
+    for (int i = 0; i < chunks_seen; i++)
+        total += frames_in_chunk[i];
+    ck_assert_int_eq(total, L + 1);
+    for (int i = 1; i < chunks_seen - 1; i++)
+        ck_assert_int_eq(frames_in_chunk[i], 253 - 16);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* Recurses until the stack passes -K (depth ends it only in theory). */
+static StgWord forever(Capability *cap, StgWord depth)
+{
+    if (depth == (StgWord)-1)
+        return 0;
+    StgClosure **r = rts_push_roots(cap, 4);
+    StgWord d = forever(cap, depth + 1);
+    rts_pop_roots(cap, r);
+    return d;
+}
+
+START_TEST(passing_K_is_stack_overflow)
+{
+    test_start_rts("check_stack", "-K256k", 0);
+    Capability *cap = rts_lock();
+    forever(cap, 0); /* the hook reports, the program exits 2 */
+}
+END_TEST
+
+static void quiet_hook(W_ size)
+{
+    (void)size;
+}
+
+START_TEST(custom_stack_overflow_hook)
+{
+    char *argv_store[] = {"check_stack", "+RTS", "-K128k", "-RTS", NULL};
+    char **argv = argv_store;
+    int argc = 4;
+    RtsConfig cfg = defaultRtsConfig;
+    cfg.rts_opts_enabled = RtsOptsAll;
+    cfg.stackOverflowHook = quiet_hook;
+    hs_init_ghc(&argc, &argv, cfg);
+    Capability *cap = rts_lock();
+    forever(cap, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("stack");
+    TCase *tc = tcase_create("stack");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, chunk_sizes_follow_ki_and_kc);
+    tcase_add_test(tc, deep_recursion_grows_and_shrinks);
+    tcase_add_test(tc, update_frames_carried_over_up_to_kb);
+    tcase_add_exit_test(tc, passing_K_is_stack_overflow, 2);
+    tcase_add_exit_test(tc, custom_stack_overflow_hook, 2);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
