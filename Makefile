@@ -210,8 +210,8 @@ endef
 $(foreach w,v debug,$(eval $(call PROG_template,$(w))))
 
 INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees \
-                     build/tests/progs/v/bad_input build/tests/progs/debug/bad_input
-check-integration: $(INTEGRATION_PROGS) all
+                     $(foreach w,v debug,build/tests/progs/$(w)/bad_input build/tests/progs/$(w)/lazy_exits)
+check-integration: $(INTEGRATION_PROGS) all build/tests/flags/inst.stamp
 	@tests/integration/run.sh
 
 check-valgrind: build/bench/binarytrees

@@ -124,6 +124,19 @@ StgWord stable_ptr_count(void)
     return sp_live;
 }
 
+void stable_ptr_check(void (*check)(const char *what, StgClosure *const *slot))
+{
+    StgWord used = 0;
+    for (StgWord i = 0; i < sp_size; i++)
+        if (stable_ptrs[i].used) {
+            check("a stable pointer", &stable_ptrs[i].addr);
+            used++;
+        }
+    if (used != sp_live)
+        msg_barf("stable pointers: %lu in use, %lu counted", (unsigned long)used,
+                 (unsigned long)sp_live);
+}
+
 /* --- stable names --------------------------------------------------------------- */
 
 typedef struct {

@@ -22,6 +22,9 @@ void stable_ptr_evacuate_roots(void);
 /* Collector, after scavenging and before from-space is freed: update names. */
 void stable_name_gc(void);
 
+/* Sanity checker: apply check to every live stable pointer's slot. */
+void stable_ptr_check(void (*check)(const char *what, StgClosure *const *slot));
+
 /* Live stable pointers (for tests and the sanity checker). */
 StgWord stable_ptr_count(void);
 StgWord stable_name_count(void);

@@ -19,6 +19,9 @@
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
 #include "sm/storage.h"
+#include "sm/statics.h"
+#include "sm/weak.h"
+#include "stable.h"
 #include "threads.h"
 
 #define BF_SANITY_SEEN 0x8000
@@ -291,6 +294,10 @@ static void check_fields(StgClosure *q)
     case STACK:
         check_stack((StgStack *)q, gen, remembered);
         return;
+    case WEAK:
+        /* The weak table is visited by every collection: no remembered set needed. */
+        remembered = true;
+        break;
     case MUT_ARR_PTRS_CLEAN:
     case MUT_ARR_PTRS_DIRTY:
     case MUT_ARR_PTRS_FROZEN_CLEAN:
@@ -336,8 +343,34 @@ static void check_remembered_sets(void)
                 }
 }
 
+/* A root outside the heap (CAF value, stable pointer) must be a valid closure. */
+static void check_root(const char *what, StgClosure *const *field)
+{
+    StgClosure *p = *field;
+    if (p == NULL)
+        return;
+    StgClosure *q = UNTAG(p);
+    if (HEAP_ALLOCED(q) ? !is_start(q) : !valid_info(q->info))
+        FAIL("%s %p does not point to a closure", what, (void *)p);
+}
+
 static void check_roots(void)
 {
+    for (uint32_t i = 0; i < statics_caf_count(); i++) {
+        StgCAF *caf = statics_caf(i);
+        if (caf->info->type == IND_STATIC)
+            check_root("the value of a CAF", &caf->indirectee);
+        else if (caf->info->type != THUNK_STATIC)
+            FAIL("registered CAF %p has closure type %u", (void *)caf, (unsigned)caf->info->type);
+    }
+    for (StgWord i = 0; i < weak_count(); i++) {
+        StgWeak *w = weak_get(i);
+        if (!is_start(w) || w->info != &stg_WEAK_info)
+            FAIL("weak table entry %lu (%p) is not a live weak pointer", (unsigned long)i,
+                 (void *)w);
+        check_root("the key of a weak pointer", &w->key);
+    }
+    stable_ptr_check(check_root);
     for (uint32_t c = 0; c < n_capabilities; c++) {
         Capability *cap = capabilities[c];
         cap_check(cap);
