@@ -154,10 +154,10 @@ START_TEST(update_frames_carried_over_up_to_kb)
     StgClosure *v = rts_eval(cap, r[0]);
     ck_assert_uint_eq(((StgWord *)UNTAG(v)->payload)[0], 1);
     /*
-     * Newest chunk first. Each later chunk was filled to its 253-frame
-     * capacity (506 words above its underflow frame) and then gave its top
-     * 16 frames to the next: it keeps 237. The oldest chunk (-ki4k, with
-     * our root frame and the stop frame) keeps its capacity less 16 too.
+     * Newest chunk first. Each chunk in between was filled (253 update
+     * frames fit above its underflow frame; 252 if the push that overflowed
+     * was the 3-word root frame of an entry's free variables) and then gave
+     * its top 16 frames, 256 bytes, to the next one.
      */
     ck_assert_int_gt(chunks_seen, 4);
     int total = 0;
@@ -165,7 +165,8 @@ START_TEST(update_frames_carried_over_up_to_kb)
         total += frames_in_chunk[i];
     ck_assert_int_eq(total, L + 1);
     for (int i = 1; i < chunks_seen - 1; i++)
-        ck_assert_int_eq(frames_in_chunk[i], 253 - 16);
+        ck_assert_msg(frames_in_chunk[i] == 253 - 16 || frames_in_chunk[i] == 252 - 16,
+                      "chunk %d holds %d update frames, want 237 or 236", i, frames_in_chunk[i]);
     rts_pop_roots(cap, r);
     rts_unlock(cap);
     hs_exit();
