@@ -52,15 +52,27 @@ static RTS_NORETURN void report_loop(void)
     msg_fatal(1, "<<loop>>");
 }
 
-/* The thunk q is under evaluation by `owner`. Returns when it may be re-read. */
-static void blackhole_wait(Capability **capp, StgWord owner)
+/*
+ * p is under evaluation by `owner`: ours means <<loop>>; another thread's
+ * means waiting for it, giving up the capability it needs to finish. p
+ * lives in a root frame meanwhile (another thread may collect); returns it.
+ */
+static StgClosure *blackhole_wait(Capability **capp, StgClosure *p, StgWord owner)
 {
-    if (owner == HS_REGS(*capp)->owner)
+    Capability *cap = *capp;
+    if (owner == HS_REGS(cap)->owner)
         report_loop();
-    /* Another thread's: let it run (it needs the capability to finish). */
-    rts_unlock(*capp);
+    cap->scratch[0] = p;
+    StgClosure **r = rts_push_roots(cap, 1);
+    r[0] = cap->scratch[0];
+    cap->scratch[0] = NULL;
+    rts_unlock(cap);
     sched_yield();
-    *capp = rts_lock();
+    cap = rts_lock();
+    p = r[0];
+    rts_pop_roots(cap, r);
+    *capp = cap;
+    return p;
 }
 
 /* Read a closure's update slot (THUNK, AP, THUNK_SELECTOR, THUNK_STATIC share its place). */
@@ -158,14 +170,14 @@ StgClosure *rts_eval(Capability *cap, StgClosure *p)
             p = ((StgCAF *)q)->indirectee;
             continue;
         case BLACKHOLE:
-            blackhole_wait(&cap, ((StgBlackhole *)q)->owner);
+            p = blackhole_wait(&cap, p, ((StgBlackhole *)q)->owner);
             continue;
         case THUNK:
         case THUNK_STATIC:
         case AP:
         case THUNK_SELECTOR:
             if (*slot_of(q) != 0) {
-                blackhole_wait(&cap, *slot_of(q));
+                p = blackhole_wait(&cap, p, *slot_of(q));
                 continue;
             }
             return eval_thunk(cap, q);

@@ -6,7 +6,9 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flags/flags.h"
 #include "startup.h"
@@ -117,6 +119,71 @@ START_TEST(threads_take_turns_and_finish)
 }
 END_TEST
 
+/*
+ * Thread A evaluates a thunk whose entry gives the capability up for a
+ * while (a safe foreign call would); thread B meanwhile evaluates the same
+ * thunk, finds it under A's evaluation, and must wait for A's value rather
+ * than evaluate it again or report <<loop>>.
+ */
+static const StgInfoTable int_info = HS_CONSTR_INFO(0, 0, 1, "test:Int");
+static volatile int a_inside, b_started, entries;
+static HsStablePtr shared;
+
+static StgClosure *slow_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)fv;
+    StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
+    entries++;
+    rts_unlock(cap);
+    a_inside = 1;
+    while (!b_started)
+        sched_yield();
+    usleep(20000); /* let B reach the blackhole (correct either way) */
+    cap = rts_lock();
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 2);
+    c->info = &int_info;
+    ((StgWord *)c->payload)[0] = n;
+    return TAG_CLOSURE(1, c);
+}
+static const StgInfoTable slow_info = HS_THUNK_INFO(slow_entry, 0, 1, "test:slow");
+
+static void *thread_b(void *arg)
+{
+    (void)arg;
+    while (!a_inside)
+        sched_yield();
+    Capability *cap = rts_lock();
+    b_started = 1;
+    StgClosure *v = rts_eval(cap, (StgClosure *)deRefStablePtr(shared));
+    StgWord got = ((StgWord *)UNTAG(v)->payload)[0];
+    rts_unlock(cap);
+    hs_thread_done();
+    return (void *)got;
+}
+
+START_TEST(second_thread_waits_for_a_blackhole)
+{
+    test_start_rts("check_api", "-A16k", 1);
+    Capability *cap = rts_lock();
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &slow_info;
+    t->slot = 0;
+    ((StgWord *)t->payload)[0] = 31;
+    shared = getStablePtr((StgPtr)t);
+    pthread_t b;
+    pthread_create(&b, NULL, thread_b, NULL);
+    StgClosure *v = rts_eval(cap, (StgClosure *)deRefStablePtr(shared));
+    ck_assert_uint_eq(((StgWord *)UNTAG(v)->payload)[0], 31);
+    rts_unlock(cap);
+    void *got;
+    pthread_join(b, &got);
+    ck_assert_uint_eq((StgWord)got, 31);
+    ck_assert_int_eq(entries, 1);
+    hs_free_stable_ptr(shared);
+    hs_exit();
+}
+END_TEST
+
 START_TEST(way_queries)
 {
     ck_assert_int_eq(rts_isThreaded(), 0);
@@ -136,6 +203,7 @@ int main(void)
     tcase_add_test(tc, nested_init_and_exit);
     tcase_add_exit_test(tc, reinit_after_shutdown_is_refused, 1);
     tcase_add_test(tc, threads_take_turns_and_finish);
+    tcase_add_test(tc, second_thread_waits_for_a_blackhole);
     tcase_add_test(tc, way_queries);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
