@@ -12,7 +12,8 @@
 #include <stdlib.h>
 
 /* argv[i] as an integer in [lo, hi], or dflt when absent; exits 2 otherwise. */
-static long bench_arg(int argc, char **argv, int i, long dflt, long lo, long hi, const char *what)
+static inline long bench_arg(int argc, char **argv, int i, long dflt, long lo, long hi,
+                             const char *what)
 {
     if (argc <= i)
         return dflt;
@@ -28,7 +29,7 @@ static long bench_arg(int argc, char **argv, int i, long dflt, long lo, long hi,
 }
 
 /* The workload computed a wrong result: say what differs and fail. */
-static void bench_check(const char *prog, const char *what, long got, long want)
+static inline void bench_check(const char *prog, const char *what, long got, long want)
 {
     if (got != want) {
         fprintf(stderr, "%s: check failed: %s is %ld, expected %ld\n", prog, what, got, want);

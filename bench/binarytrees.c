@@ -9,11 +9,15 @@
  * pointer that lives across an allocation sits in a root frame.
  *
  * Usage: binarytrees [depth] [+RTS options -RTS]   (every RTS option is allowed)
+ *
+ * Each check is compared with 2^(d+1) - 1 nodes per tree of depth d; a
+ * wrong count fails the program (bench/bench.h), as in every peer.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "Rts.h"
+#include "bench.h"
 
 static const StgInfoTable nil_info = {
     .type = CONSTR_STATIC, .tag = 0, .ptrs = 0, .nptrs = 0, .name = "main:Main.Nil"};
@@ -86,7 +90,9 @@ int main(int argc, char *argv[])
 
     Capability *cap = rts_lock();
     int stretch = max_depth + 1;
-    printf("stretch tree of depth %d\t check: %ld\n", stretch, check(bottom_up(cap, stretch)));
+    long c = check(bottom_up(cap, stretch));
+    printf("stretch tree of depth %d\t check: %ld\n", stretch, c);
+    bench_check("binarytrees", "stretch tree nodes", c, (1L << (stretch + 1)) - 1);
 
     MainRoots *r = HS_ROOTS(cap, MainRoots);
     r->long_lived = bottom_up(cap, max_depth);
@@ -97,8 +103,11 @@ int main(int argc, char *argv[])
         for (long i = 0; i < iterations; i++)
             sum += check(bottom_up(cap, d));
         printf("%ld\t trees of depth %d\t check: %ld\n", iterations, d, sum);
+        bench_check("binarytrees", "nodes", sum, iterations * ((1L << (d + 1)) - 1));
     }
-    printf("long lived tree of depth %d\t check: %ld\n", max_depth, check(r->long_lived));
+    c = check(r->long_lived);
+    printf("long lived tree of depth %d\t check: %ld\n", max_depth, c);
+    bench_check("binarytrees", "long-lived tree nodes", c, (1L << (max_depth + 1)) - 1);
     HS_POP_ROOTS(cap, r);
     rts_unlock(cap);
     hs_exit();

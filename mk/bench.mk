@@ -15,6 +15,13 @@ BENCH_WORKLOADS := binarytrees allocdrop mutarray mapchurn largeheap
 # hsrts's workloads come from the top-level pattern rule; they share bench.h.
 $(BENCH_WORKLOADS:%=build/bench/%) $(BENCH_WORKLOADS:%=build/bench/debug/%): bench/bench.h
 
+# The threaded way, for -N2, once the library is built by the top-level
+# Makefile (bench/run.sh skips -N2 with a note until then).
+build/bench/thr/%: bench/%.c bench/bench.h $(RTS_HDRS) build/lib/libhsrts_thr.a
+	@mkdir -p $(@D)
+	$(quiet) LINK $@
+	$(Q)$(CC) $(PROG_CFLAGS) -O2 -g -o $@ $< build/lib/libhsrts_thr.a $(RTS_LIBS)
+
 # The C peers, one build per allocator (bench/peers/mm.h).
 BENCH_PEER_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -O2 -g -D_GNU_SOURCE
 BENCH_PEER_DEPS := bench/peers/mm.h bench/bench.h

@@ -5,6 +5,8 @@ import System.Environment
 import Control.Monad
 import Control.Exception (evaluate)
 import Data.Bits
+import System.Exit
+import System.IO
 
 data Tree = Nil | Node !Tree !Tree
 
@@ -23,7 +25,9 @@ main = do
   n <- getArgs >>= readIO . head
   let maxN = max (minN + 2) n
       stretchN = maxN + 1
-  putStrLn $ "stretch tree of depth " ++ show stretchN ++ "\t check: " ++ show (check (make stretchN))
+  let c0 = check (make stretchN)
+  putStrLn $ "stretch tree of depth " ++ show stretchN ++ "\t check: " ++ show c0
+  verify "stretch tree nodes" c0 (nodes stretchN)
   -- Built before the loop, as the benchmark specifies (a lazy `let` would
   -- only build it at the end, so it would not be live during the loop).
   long <- evaluate (make maxN)
@@ -31,4 +35,16 @@ main = do
     let niter = (1 :: Int) `shiftL` (maxN - d + minN)
         s = sum [check (make d) | _ <- [1..niter]] :: Int
     putStrLn $ show niter ++ "\t trees of depth " ++ show d ++ "\t check: " ++ show s
-  putStrLn $ "long lived tree of depth " ++ show maxN ++ "\t check: " ++ show (check long)
+    verify "nodes" s (niter * nodes d)
+  let c1 = check long
+  putStrLn $ "long lived tree of depth " ++ show maxN ++ "\t check: " ++ show c1
+  verify "long-lived tree nodes" c1 (nodes maxN)
+
+-- The self-check of every peer: a tree of depth d has 2^(d+1) - 1 nodes.
+nodes :: Int -> Int
+nodes d = (1 `shiftL` (d + 1)) - 1
+
+verify :: String -> Int -> Int -> IO ()
+verify what got want = when (got /= want) $ do
+  hPutStrLn stderr ("binarytrees: check failed: " ++ what ++ " is " ++ show got ++ ", expected " ++ show want)
+  exitWith (ExitFailure 1)

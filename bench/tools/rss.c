@@ -1,12 +1,26 @@
 /*
- * Run a command and print its wall time and peak RSS (for bench/*.sh):
- *     rss <command> [args...]   ->  "wall_s <sec> maxrss_kb <kb>" on stderr
+ * Run a command and report what it cost, for bench/run.sh:
+ *
+ *     rss <command> [args...]
+ *
+ * prints on stderr, after the command's own output,
+ *
+ *     wall_s <s> maxrss_kb <kb> user_s <s> sys_s <s> status <n>
+ *
+ * Wall time is measured around fork and wait4; peak RSS and CPU times come
+ * from the child's rusage. The exit status is the command's (128 + signal
+ * when it was killed).
  */
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static double seconds(struct timeval t)
+{
+    return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
 
 int main(int argc, char *argv[])
 {
@@ -17,6 +31,10 @@ int main(int argc, char *argv[])
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     pid_t pid = fork();
+    if (pid < 0) {
+        perror("rss: fork");
+        return 2;
+    }
     if (pid == 0) {
         execvp(argv[1], argv + 1);
         perror("rss: exec");
@@ -30,6 +48,8 @@ int main(int argc, char *argv[])
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     double wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-    fprintf(stderr, "wall_s %.3f maxrss_kb %ld\n", wall, ru.ru_maxrss);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    fprintf(stderr, "wall_s %.3f maxrss_kb %ld user_s %.3f sys_s %.3f status %d\n", wall,
+            ru.ru_maxrss, seconds(ru.ru_utime), seconds(ru.ru_stime), code);
+    return code;
 }
