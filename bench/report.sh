@@ -213,6 +213,9 @@ for l in "${labels[@]}"; do case $l in hsrts*) ;; *) peers+=("$l") ;; esac; done
 # ---------------------------------------------------------------------------
 # Plots: clustered bars per workload (one bar per runtime), log scale, and
 # the pause distribution of the large-heap workload.
+# One colour per configuration, in the order of $labels: hsrts in blues,
+# GHC in reds, then the other peers.
+colors="#12407f #3a78c9 #8fb5e8 #5b2a86 #7f5fb5 #a991d4 #b3261e #e0643a #f2a65a #2e8b57 #555555 #8e6c2b #c79a2e #999999"
 if [ $have_gnuplot = yes ]; then
     for col in wall rss; do
         dat=$work/plot-$col.dat
@@ -246,16 +249,19 @@ set ylabel "$ylabel"
 set title "$ylabel per workload and runtime ($date, $host)"
 set key outside right top vertical
 set xtics nomirror
-plot for [i=2:$((${#labels[@]} + 1))] "$dat" using i:xtic(1) title columnheader(i)
+colors = "$colors"
+plot for [i=2:$((${#labels[@]} + 1))] "$dat" using i:xtic(1) title columnheader(i) lc rgb word(colors, i - 1)
 EOF
     done
     plots=""
-    for l in "${labels[@]}"; do
+    for ((i = 0; i < ${#labels[@]}; i++)); do
+        l=${labels[$i]}
         f=$work/pauses.$(echo "$l" | tr -c 'A-Za-z0-9\n' '_')
         [ -s "$f" ] || continue
         awk '{n[NR] = $1} END {for (i = 1; i <= NR; i++) printf "%.4f %.4f\n", 100 * i / NR, n[i] * 1000}' \
             "$f" >"$f.dat"
-        plots="${plots:+$plots, }\"$f.dat\" using 1:2 with steps lw 2 title \"$l\""
+        c=$(echo "$colors" | cut -d' ' -f$((i + 1)))
+        plots="${plots:+$plots, }\"$f.dat\" using 1:2 with steps lw 2 lc rgb \"$c\" title \"$l\""
     done
     if [ -n "$plots" ]; then
         gnuplot <<EOF 2>"$work/gnuplot.log" || echo "bench/report.sh: pause plot failed: $(head -n 1 "$work/gnuplot.log")" >&2

@@ -259,20 +259,21 @@ run_one() { # workload label kind dir extra run
     case $kind in
         ghcstats)
             if [ -f "$base.S" ]; then
-                read -r gc copied live pause <<<"$(awk '
+                IFS='|' read -r gc copied live pause <<<"$(awk -v pauses="$base.pauses" '
                     /bytes copied during GC/ {gsub(",", "", $1); c = $1}
                     /bytes maximum residency/ {gsub(",", "", $1); l = $1}
                     /^  GC +time/ {gsub("s", "", $5); g = $5}
                     /^  Gen +[0-9]+ / {p = $NF; sub("s", "", p); if (p + 0 > m) m = p + 0}
-                    /\(Gen: +[0-9]+\)/ {print $5 > "'"$base.pauses"'"}
-                    END {printf "%s %s %s %s", g, c, l, m}' "$base.S")"
+                    /\(Gen: +[0-9]+\)/ {print $5 > pauses}
+                    END {printf "%s|%s|%s|%s", g, c, l, m + 0}' "$base.S")"
             fi
             ;;
         benchstats)
-            read -r gc copied live pause <<<"$(awk '/^bench-stats:/ {
+            # OCaml reports its top heap size instead of a residency.
+            IFS='|' read -r gc copied live pause <<<"$(awk '/^bench-stats:/ {
                 for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
-                printf "%s %s %s %s", v["gc_s"], v["copied_bytes"],
-                    ("max_live_bytes" in v) ? v["max_live_bytes"] : "", v["max_pause_s"]}' "$base.err")"
+                printf "%s|%s|%s|%s", v["gc_s"], v["copied_bytes"],
+                    ("max_live_bytes" in v) ? v["max_live_bytes"] : v["heap_bytes"], v["max_pause_s"]}' "$base.err")"
             ;;
     esac
     echo "$w|$label|$r|$ok|$wall|$cpu|$rss|$gc|$copied|$live|$pause" >>"$raw"
