@@ -10,7 +10,7 @@
 # The runner, bench/run.sh, asks make for each program it needs; a peer whose
 # toolchain is missing is skipped with a note in the report.
 
-BENCH_WORKLOADS := binarytrees allocdrop mutarray mapchurn largeheap
+BENCH_WORKLOADS := binarytrees allocdrop mutarray mapchurn largeheap lazystream
 
 # hsrts's workloads come from the top-level pattern rule; they share bench.h.
 $(BENCH_WORKLOADS:%=build/bench/%) $(BENCH_WORKLOADS:%=build/bench/debug/%): bench/bench.h
