@@ -9,7 +9,7 @@ set -eu
 
 build_pkgs="gcc make autoconf automake pkgconf libnuma-dev libunwind-dev libjemalloc-dev"
 check_pkgs="$build_pkgs check valgrind clang clang-format libclang-rt-14-dev git"
-bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine"
+bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine gnuplot-nox"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;
