@@ -72,7 +72,8 @@ what[lazystream]="lazy stream pipeline gen, map, split (selector thunks), zip, e
 date=$(date +%Y-%m-%d)
 host=$(hostname -s 2>/dev/null || hostname)
 out_dir=${BENCH_OUT:-bench/results}
-work=build/bench/run
+# One work directory per mode, so that a check-bench does not wipe a running bench.
+work=build/bench/run-$mode
 mkdir -p "$work"
 rm -rf "${work:?}"/*
 notes=()
