@@ -18,12 +18,10 @@
  * check (the same in the peers) recomputes the sum with plain loops: the
  * k-th even value of f plus the k-th odd one, for k < N.
  *
- * Roots in entry code: an entry reads its free variables before its first
- * allocation (include/README.md, "Evaluation"); it keeps them in slots of
- * one root frame that main pushes once (`slots`), used as a stack. Pushing
- * a frame inside an entry could itself collect (a new stack chunk), and a
- * collection at that point would leave the pointers just read from the
- * thunk stale.
+ * Roots in entry code: the runtime hands each entry rooted copies of its
+ * pointer free variables (fv, include/README.md "Evaluation"); the entry
+ * keeps what it evaluates there, so nothing it holds goes stale when an
+ * allocation collects, and overwriting them lets consumed cells die.
  *
  * Usage: lazystream [N] [+RTS options -RTS]
  * Prints "lazystream: n N sum S". Peers: bench/peers/lazystream.{hs,ml}.
@@ -56,29 +54,6 @@ static inline StgClosure *free_var(StgClosure *self, int i)
     return ((StgThunk *)self)->payload[i];
 }
 
-/* The slot stack of the entry code; see the top of the file. */
-#define NSLOTS 1024
-static StgClosure **slots;
-static int nslots_used;
-
-static StgClosure **take_slots(int n)
-{
-    if (nslots_used + n > NSLOTS) {
-        fprintf(stderr, "lazystream: the entry code's slot stack overflowed\n");
-        exit(2);
-    }
-    StgClosure **s = &slots[nslots_used];
-    nslots_used += n;
-    return s;
-}
-
-static void drop_slots(int n)
-{
-    nslots_used -= n;
-    for (int i = 0; i < n; i++)
-        slots[nslots_used + i] = NULL; /* let what they held die */
-}
-
 static StgClosure *init_cons(StgPtr p, long x, StgClosure *rest)
 {
     StgClosure *c = (StgClosure *)p;
@@ -100,18 +75,19 @@ static StgClosure *init_thunk(StgPtr p, const StgInfoTable *info, StgClosure *a,
     return (StgClosure *)t;
 }
 
-static StgClosure *gen_entry(Capability *cap, StgClosure *self);
-static StgClosure *smap_entry(Capability *cap, StgClosure *self);
-static StgClosure *split_entry(Capability *cap, StgClosure *self);
-static StgClosure *zipp_entry(Capability *cap, StgClosure *self);
+static StgClosure *gen_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static StgClosure *smap_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static StgClosure *split_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static StgClosure *zipp_entry(Capability *cap, StgClosure *self, StgClosure **fv);
 static const StgInfoTable gen_info = HS_THUNK_INFO(gen_entry, 0, 1, "main:Main.gen");
 static const StgInfoTable smap_info = HS_THUNK_INFO(smap_entry, 1, 0, "main:Main.smap");
 static const StgInfoTable split_info = HS_THUNK_INFO(split_entry, 1, 0, "main:Main.split");
 static const StgInfoTable zipp_info = HS_THUNK_INFO(zipp_entry, 2, 0, "main:Main.zipp");
 
-/* gen n = Cons n (gen (n + 1)): no pointer free variable, so no slot. */
-static StgClosure *gen_entry(Capability *cap, StgClosure *self)
+/* gen n = Cons n (gen (n + 1)): one non-pointer free variable, read first. */
+static StgClosure *gen_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
+    (void)fv;
     long n = (long)bench_get_word(self, 1); /* payload[0] of the thunk, after its slot */
     StgPtr p = rts_alloc(cap, 3 + 3);
     StgClosure *next = init_thunk(p + 3, &gen_info, NULL, NULL);
@@ -119,27 +95,24 @@ static StgClosure *gen_entry(Capability *cap, StgClosure *self)
     return init_cons(p, n, next);
 }
 
-static StgClosure *smap_entry(Capability *cap, StgClosure *self)
+static StgClosure *smap_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
-    StgClosure **s = take_slots(1);
-    s[0] = free_var(self, 0);
-    s[0] = rts_eval(cap, s[0]);
+    (void)self;
+    fv[0] = rts_eval(cap, fv[0]);
     StgPtr p = rts_alloc(cap, 3 + 3);
-    StgClosure *v = s[0];
+    StgClosure *v = fv[0];
     StgClosure *rest = init_thunk(p + 3, &smap_info, tail(v), NULL);
     StgClosure *c = init_cons(p, f(head(v)), rest);
-    drop_slots(1);
     return c;
 }
 
 /* One allocation for the five objects: the thunk p, fst p, snd p, a Cons, the pair. */
-static StgClosure *split_entry(Capability *cap, StgClosure *self)
+static StgClosure *split_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
-    StgClosure **s = take_slots(1);
-    s[0] = free_var(self, 0);
-    s[0] = rts_eval(cap, s[0]);
+    (void)self;
+    fv[0] = rts_eval(cap, fv[0]);
     StgPtr p = rts_alloc(cap, 5 * 3);
-    StgClosure *v = s[0];
+    StgClosure *v = fv[0];
     long x = head(v);
     StgClosure *pr = init_thunk(p, &split_info, tail(v), NULL);
     StgSelector *fs = (StgSelector *)(p + 3), *sn = (StgSelector *)(p + 6);
@@ -158,22 +131,18 @@ static StgClosure *split_entry(Capability *cap, StgClosure *self)
         pair->payload[0] = (StgClosure *)fs;
         pair->payload[1] = init_cons(p + 9, x, (StgClosure *)sn);
     }
-    drop_slots(1);
     return TAG_CLOSURE(PAIR_TAG, pair);
 }
 
-static StgClosure *zipp_entry(Capability *cap, StgClosure *self)
+static StgClosure *zipp_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
-    StgClosure **s = take_slots(2);
-    s[0] = free_var(self, 0);
-    s[1] = free_var(self, 1);
-    s[0] = rts_eval(cap, s[0]);
-    s[1] = rts_eval(cap, s[1]);
+    (void)self;
+    fv[0] = rts_eval(cap, fv[0]);
+    fv[1] = rts_eval(cap, fv[1]);
     StgPtr p = rts_alloc(cap, 3 + 4);
-    StgClosure *a = s[0], *b = s[1];
+    StgClosure *a = fv[0], *b = fv[1];
     StgClosure *rest = init_thunk(p + 3, &zipp_info, tail(a), tail(b));
     StgClosure *c = init_cons(p, head(a) + head(b), rest);
-    drop_slots(2);
     return c;
 }
 
@@ -197,8 +166,7 @@ int main(int argc, char *argv[])
     long n = bench_arg(argc, argv, 1, 10000, 0, 1L << 40, "N");
 
     Capability *cap = rts_lock();
-    slots = rts_push_roots(cap, NSLOTS);
-    StgClosure **r = take_slots(2); /* the stream, then the split pair */
+    StgClosure **r = rts_push_roots(cap, 1); /* the stream */
     /* (evens, odds) = split (smap (gen 0)); the stream is zipp evens odds */
     StgPtr p = rts_alloc(cap, 3 + 3 + 3 + 3 + 3 + 4);
     StgClosure *g = init_thunk(p, &gen_info, NULL, NULL);
@@ -220,8 +188,7 @@ int main(int argc, char *argv[])
         sum += head(v);
         r[0] = tail(v);
     }
-    drop_slots(2);
-    rts_pop_roots(cap, slots);
+    rts_pop_roots(cap, r);
     rts_unlock(cap);
 
     printf("lazystream: n %ld sum %ld\n", n, sum);
