@@ -192,7 +192,8 @@ check:
 	@grep -q '^HAVE_CHECK = yes' $(CONFIG_MK) || ./configure -q
 	@$(MAKE) --no-print-directory check-run
 
-CHECK_TARGETS := check-format check-unit check-integration check-valgrind check-notes check-fuzz-smoke
+CHECK_TARGETS := check-format check-unit check-integration check-valgrind check-notes check-fuzz-smoke \
+                 check-bench
 check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
 	@$(MAKE) --no-print-directory $(CHECK_TARGETS)
 	@echo "hsrts: all tests passed"
