@@ -36,22 +36,22 @@
 #include "stats/stats.h"
 #include "threads.h"
 
-gc_thread *gct;
+gc_thread gc_thread_0;
 uint64_t gc_count;
 
-static gc_thread the_gc_thread;
 static bdescr ***saved_mut_lists; /* [cap][gen] */
 
 void gc_init(void)
 {
-    memset(&the_gc_thread, 0, sizeof the_gc_thread);
-    the_gc_thread.ws = hooks_calloc(n_generations, sizeof(gen_workspace), "gc workspaces");
+    if (n_generations > GC_MAX_GENERATIONS)
+        msg_fatal(1, "-G%u: at most %d generations are supported", n_generations,
+                  GC_MAX_GENERATIONS);
+    memset(gct, 0, sizeof *gct);
     for (uint32_t g = 0; g < n_generations; g++)
-        the_gc_thread.ws[g].gen = &generations[g];
+        gct->ws[g].gen = &generations[g];
     saved_mut_lists = hooks_calloc(n_capabilities, sizeof(bdescr **), "gc saved mut lists");
     for (uint32_t c = 0; c < n_capabilities; c++)
         saved_mut_lists[c] = hooks_calloc(n_generations, sizeof(bdescr *), "gc saved mut lists");
-    gct = &the_gc_thread;
     gc_count = 0;
 }
 
@@ -63,9 +63,6 @@ void gc_exit(void)
         free(saved_mut_lists);
         saved_mut_lists = NULL;
     }
-    free(the_gc_thread.ws);
-    the_gc_thread.ws = NULL;
-    gct = NULL;
 }
 
 StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size)

@@ -24,6 +24,9 @@
 
 #include "sm/storage.h"
 
+/* Generations a collector supports (-G is at most 255). */
+#define GC_MAX_GENERATIONS 256
+
 typedef struct {
     generation *gen;
     bdescr *todo_bd;
@@ -45,10 +48,17 @@ typedef struct {
     bdescr *scan_bd;         /* block being scavenged, or NULL */
     uint64_t copied_words;   /* words copied in this GC */
     uint64_t any_work, scav_find_work;
-    gen_workspace *ws; /* [n_generations] */
+    gen_workspace ws[GC_MAX_GENERATIONS]; /* [n_generations] in use */
 } gc_thread;
 
-extern gc_thread *gct;
+/*
+ * The collecting thread's state. A directly addressed object rather than a
+ * pointer: with -fno-strict-aliasing every store in the copy loop would
+ * otherwise force gct (and gct->ws) to be reloaded. The parallel collector
+ * will make this thread-local.
+ */
+extern gc_thread gc_thread_0;
+#define gct (&gc_thread_0)
 
 /* Retire ws->todo_bd and start a fresh block with room for `size` words. */
 StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size);
@@ -60,6 +70,7 @@ RTS_INLINE StgPtr gc_alloc_for_copy(StgWord size, uint32_t gen_no)
     if (RTS_UNLIKELY(to + size > ws->todo_lim))
         to = gc_todo_block_full(ws, size);
     ws->todo_free = to + size;
+    __builtin_prefetch(to + 64, 1); /* the to-space line after next: its store misses overlap */
     return to;
 }
 

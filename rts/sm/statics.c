@@ -16,6 +16,9 @@ static uint32_t n_cafs, cafs_cap;
 static bool keep;
 static bool marking; /* a major collection is tracing static closures */
 static PtrSet marked;
+/* The last closure marked: most static pointers a heap holds are a few
+ * nullary constructors, over and over, and this skips the set for them. */
+static const StgClosure *last_marked;
 static const StgClosure **work;
 static StgWord n_work, work_cap;
 
@@ -70,6 +73,7 @@ void statics_gc_start(bool major)
     marking = major && !keep;
     gct->mark_statics = marking;
     ptrset_clear(&marked);
+    last_marked = NULL;
     n_work = 0;
 }
 
@@ -88,7 +92,10 @@ void statics_evacuate_cafs(void)
 void statics_mark(const StgClosure *q)
 {
     q = UNTAG(q);
-    if (!marking || q == NULL || !ptrset_add(&marked, q))
+    if (q == last_marked || !marking || q == NULL)
+        return;
+    last_marked = q;
+    if (!ptrset_add(&marked, q))
         return;
     if (n_work == work_cap) {
         work_cap = work_cap ? work_cap * 2 : 256;
