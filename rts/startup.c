@@ -53,8 +53,6 @@ static void warn_unimplemented(void)
         msg_error(fmt, "-h", "heap profiling");
     if (rts_flags.trace.eventlog)
         msg_error(fmt, "-l", "the event log");
-    if (rts_flags.stats.machine_readable)
-        msg_error(fmt, "--machine-readable", "machine-readable statistics");
 }
 
 /* Whatever way the process ends (heap overflow, a fatal error), report. */

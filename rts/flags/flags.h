@@ -194,6 +194,13 @@ void flags_setup(int *argc, char ***argv, const RtsConfig *config);
  */
 void flags_rts_args(int *argc, char ***argv);
 
+/*
+ * The -? text on stderr, each line prefixed as an error: for a subsystem
+ * that refuses an option's value after flags_setup (a stats file that
+ * cannot be opened), which then exits 1 as flags_setup would.
+ */
+void flags_usage_to_stderr(void);
+
 /* Free the argv copies and the strings of rts_flags (at hs_exit). */
 void flags_free(void);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "flags/flags_internal.h"
+#include "messages.h"
 
 #define HELP_COLUMN 12
 
@@ -106,4 +107,18 @@ void flags_usage(unsigned way, FlagsLineFn emit, void *ctx)
     }
     for (const char *const *l = footer; *l; l++)
         emit(ctx, *l);
+}
+
+static void line_to_stderr(void *ctx, const char *line)
+{
+    (void)ctx;
+    msg_error("%s", line);
+}
+
+/* For an option refused after flags_setup (the stats file that cannot be opened). */
+void flags_usage_to_stderr(void)
+{
+    FlagsEnv env;
+    flags_env_current(&env);
+    flags_usage(env.way, line_to_stderr, NULL);
 }

@@ -275,15 +275,28 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
                   (unsigned long long)live_words, (unsigned long long)bd_n_alloc_blocks());
 #endif
 
+    /*
+     * The one record of this collection (stats.h). One GC thread: no sync
+     * and no per-thread balance (those fields stay 0); no compact regions.
+     */
     GcStatsRecord rec = {
         .gen = N,
         .major = major,
+        .threads = 1,
         .allocated_bytes = allocated_words * sizeof(StgWord),
         .copied_bytes = gct->copied_words * sizeof(StgWord),
         .live_bytes = live_words * sizeof(StgWord),
         .large_objects_bytes = large_words * sizeof(StgWord),
         .slop_bytes = slop_words * sizeof(StgWord),
+        .mblocks_committed = mblock_n_committed(),
+        .mblocks_peak_committed = mblock_peak_committed(),
+        .mblocks_in_use = mblock_n_in_use(),
+        .blocks_allocated = bd_n_alloc_blocks(),
+        .blocks_allocated_peak = bd_hw_alloc_blocks(),
+        .any_work = gct->any_work,
+        .scav_find_work = gct->scav_find_work,
     };
+    gct->any_work = gct->scav_find_work = 0; /* per collection, as the record's */
     stats_gc_end(cap, &rec);
     weak_run_pending();
 }
