@@ -292,7 +292,6 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         .mblocks_peak_committed = mblock_peak_committed(),
         .mblocks_in_use = mblock_n_in_use(),
         .blocks_allocated = bd_n_alloc_blocks(),
-        .blocks_allocated_peak = bd_hw_alloc_blocks(),
         .any_work = gct->any_work,
         .scav_find_work = gct->scav_find_work,
     };

@@ -23,7 +23,8 @@
  * CPU is the process's CPU clock, elapsed a monotonic clock. When the
  * process ends on a fatal path (heap or stack overflow, a fatal error) the
  * exit phase starts and ends at the report, and a collection cut short by
- * the error counts as GC time up to that moment (it has no record, so the
+ * the error counts as GC time up to that moment and its nursery as
+ * allocation since the last collection (it has no record, so the
  * per-generation table does not show it). getRTSStats measures from the end
  * of init instead, as GHC's does.
  */
@@ -36,6 +37,8 @@
 #include "hooks.h"
 #include "os/os_time.h"
 #include "sm/block.h"
+#include "sm/block_alloc.h"
+#include "sm/mblock.h"
 #include "sm/storage.h"
 #include "stats/stats_internal.h"
 
@@ -43,14 +46,13 @@ static RTSStats stats;
 static StatsGcLine last_line;
 static StatsGen *gens;
 static uint32_t n_gens;
-static uint64_t last_blocks_allocated_peak; /* for the fragmentation figure */
-static uint64_t last_mblocks_peak;
 
 static Time init_start_cpu, init_start_elapsed, init_end_cpu, init_end_elapsed;
 static Time exit_start_cpu, exit_start_elapsed, exit_end_cpu, exit_end_elapsed;
 static Time exit_gc_cpu, exit_gc_elapsed; /* collections inside the exit phase */
 static Time gc_start_cpu, gc_start_elapsed;
 static uint64_t gc_start_faults, last_gc_end_faults;
+static uint64_t gc_start_allocated_words; /* what the collection in progress collects */
 static bool in_gc, in_exit, exit_done, reported;
 
 static Time now_cpu(void)
@@ -72,7 +74,6 @@ void stats_init_start(void)
     init_end_elapsed = init_start_elapsed;
     exit_start_cpu = exit_start_elapsed = exit_end_cpu = exit_end_elapsed = 0;
     exit_gc_cpu = exit_gc_elapsed = 0;
-    last_blocks_allocated_peak = last_mblocks_peak = 0;
     in_gc = in_exit = exit_done = reported = false;
 }
 
@@ -101,6 +102,7 @@ void stats_gc_start(void)
     gc_start_cpu = now_cpu();
     gc_start_elapsed = now_elapsed();
     gc_start_faults = os_page_faults();
+    gc_start_allocated_words = sm_allocated_since_gc();
     in_gc = true;
 }
 
@@ -145,8 +147,6 @@ void stats_gc_end(Capability *cap, const GcStatsRecord *rec)
     stats.gc_elapsed_ns += elapsed;
     stats.max_mem_in_use_bytes =
         max_u64(stats.max_mem_in_use_bytes, rec->mblocks_peak_committed * MBLOCK_SIZE);
-    last_mblocks_peak = max_u64(last_mblocks_peak, rec->mblocks_peak_committed);
-    last_blocks_allocated_peak = max_u64(last_blocks_allocated_peak, rec->blocks_allocated_peak);
     if (rec->major) {
         stats.major_gcs++;
         stats.max_live_bytes = max_u64(stats.max_live_bytes, d->live_bytes);
@@ -252,14 +252,23 @@ void stats_summarise(StatsSummary *sum)
         s->elapsed_ns = 1;
 
     /* Allocation since the last collection (none after the final one at hs_exit). */
-    sum->exit_allocated_bytes = sm_allocated_since_gc() * sizeof(StgWord);
+    sum->exit_allocated_bytes =
+        (in_gc ? gc_start_allocated_words : sm_allocated_since_gc()) * sizeof(StgWord);
     s->allocated_bytes += sum->exit_allocated_bytes;
 
+    /*
+     * The peaks only grow, so the storage manager's current ones cover a run
+     * that ended between or inside collections too. (Unlocked reads: the
+     * exit paths may already hold the storage-manager lock.)
+     */
+    uint64_t peak_mblocks = mblock_peak_committed();
+    uint64_t peak_blocks = bd_hw_alloc_blocks();
+    s->max_mem_in_use_bytes = max_u64(s->max_mem_in_use_bytes, peak_mblocks * MBLOCK_SIZE);
+
     sum->average_bytes_used = s->major_gcs ? s->cumulative_live_bytes / s->major_gcs : 0;
-    uint64_t peak_blocks = last_mblocks_peak * BLOCKS_PER_MBLOCK;
-    sum->fragmentation_bytes = peak_blocks > last_blocks_allocated_peak
-                                   ? (peak_blocks - last_blocks_allocated_peak) * BLOCK_SIZE
-                                   : 0;
+    uint64_t blocks_of_peak = peak_mblocks * BLOCKS_PER_MBLOCK;
+    sum->fragmentation_bytes =
+        blocks_of_peak > peak_blocks ? (blocks_of_peak - peak_blocks) * BLOCK_SIZE : 0;
     sum->alloc_rate =
         s->mutator_cpu_ns == 0
             ? 0

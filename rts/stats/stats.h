@@ -39,7 +39,6 @@ typedef struct {
     uint64_t mblocks_peak_committed; /* their peak */
     uint64_t mblocks_in_use;         /* owned by the block allocator */
     uint64_t blocks_allocated;       /* blocks of allocated groups */
-    uint64_t blocks_allocated_peak;  /* their high-water mark */
     int64_t sync_elapsed_ns;         /* stopping the other capabilities */
     /* The collector's work-finding counters (--internal-counters). */
     uint64_t any_work;
