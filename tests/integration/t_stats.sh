@@ -5,7 +5,7 @@
 # numbers masked but every field width kept; the stats file and its
 # command-line header; destinations and "last flag wins"; statistics after
 # a heap or stack overflow, after the error; -B; --internal-counters; the
-# -S page-fault column.
+# -S page-fault column; shutdownHaskellAndExit.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -222,6 +222,16 @@ stats_prog: Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>
     esac
     [ "$(sed -n 3p <<<"$ERR" | sed -E 's/[0-9]+/N/g')" = "$(sed -E 's/[0-9]+/N/g' <<<"$GHC_T_LINE")" ] &&
         ok || bad "-t after stack overflow: $ERR"
+
+    t "shutdownHaskellAndExit: statistics, then the exit code; none with fastExit ($way)"
+    run -- $P exit 3 +RTS -t -RTS
+    rc_is 3
+    out_is "exiting"
+    err_lines_is 1
+    err_has "<<ghc: "
+    run -- $P fast-exit 4 +RTS -t -RTS
+    rc_is 4
+    err_is ""
 
     t "the program's output comes before the statistics ($way)"
     both=$($P alloc 1000 +RTS -t -RTS 2>&1)

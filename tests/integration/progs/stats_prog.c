@@ -7,6 +7,8 @@
  *   gcs N           N explicit collections and nothing else
  *   heap-overflow   keep everything until -M is exceeded (exit 251)
  *   stack-overflow  push root frames until -K is exceeded (exit 2)
+ *   exit N          shutdownHaskellAndExit(N, 0) while holding the
+ *                   capability; "fast-exit N" the same with fastExit = 1
  *   faults          a collection, major page faults, another collection;
  *                   prints the major faults it saw itself (getrusage), on
  *                   stdout, for the -S page-fault column
@@ -107,6 +109,9 @@ int main(int argc, char *argv[])
     } else if (strcmp(mode, "stack-overflow") == 0) {
         for (;;)
             rts_push_roots(cap, 64);
+    } else if (strcmp(mode, "exit") == 0 || strcmp(mode, "fast-exit") == 0) {
+        printf("exiting\n");
+        shutdownHaskellAndExit((int)n, mode[0] == 'f');
     } else if (strcmp(mode, "faults") == 0) {
         performGC();
         long faults = cause_major_faults();
