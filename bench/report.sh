@@ -101,6 +101,25 @@ ratio() { # workload label column: hsrts baseline median / this median
     awk -v a="$a" -v p="$p" 'BEGIN {if (p > 0) printf "%.2f", a / p; else print "-"}'
 }
 
+# summary_table TITLE COLUMN METRIC DIVISOR FORMAT: hsrts's median, then ratios to each peer.
+summary_table() {
+    local title=$1 column=$2 metric=$3 divisor=$4 format=$5 w p
+    echo "## Summary: $title"
+    echo
+    printf '| workload | %s |' "$column"
+    for p in "${peers[@]}"; do printf ' %s |' "$p"; done
+    echo
+    printf '|---|---|'
+    for _ in "${peers[@]}"; do printf -- '---|'; done
+    echo
+    for w in $workloads; do
+        printf '| %s | %s |' "$w" "$(fmt "$(field "$w" hsrts "$metric" med)" "$divisor" "$format")"
+        for p in "${peers[@]}"; do printf ' %s |' "$(ratio "$w" "$p" "$metric")"; done
+        echo
+    done
+    echo
+}
+
 have_gnuplot=no
 command -v gnuplot >/dev/null 2>&1 && have_gnuplot=yes
 [ $have_gnuplot = no ] && notes+=("plots skipped: gnuplot is not installed (make bench-deps installs gnuplot-nox).")
@@ -134,36 +153,14 @@ for l in "${labels[@]}"; do case $l in hsrts*) ;; *) peers+=("$l") ;; esac; done
     echo "promotion and its residency the top heap size; OCaml 4 reports no GC time or"
     echo "pauses). malloc, jemalloc and the arena have no collector: \`-\`."
     echo
-    echo "## Summary: wall time"
+    summary_table "CPU time" "hsrts CPU s" cpu 1 %.2f
+    echo "Cells after the second column: CPU-time ratio hsrts / peer (the steadiest measure on"
+    echo "a shared machine)."
     echo
-    printf '| workload | hsrts s |'
-    for p in "${peers[@]}"; do printf ' %s |' "$p"; done
-    echo
-    printf '|---|---|'
-    for _ in "${peers[@]}"; do printf -- '---|'; done
-    echo
-    for w in $workloads; do
-        printf '| %s | %s |' "$w" "$(fmt "$(field "$w" hsrts wall med)" 1 %.2f)"
-        for p in "${peers[@]}"; do printf ' %s |' "$(ratio "$w" "$p" wall)"; done
-        echo
-    done
-    echo
+    summary_table "wall time" "hsrts s" wall 1 %.2f
     echo "Cells after the second column: wall-time ratio hsrts / peer."
     echo
-    echo "## Summary: peak RSS"
-    echo
-    printf '| workload | hsrts MiB |'
-    for p in "${peers[@]}"; do printf ' %s |' "$p"; done
-    echo
-    printf '|---|---|'
-    for _ in "${peers[@]}"; do printf -- '---|'; done
-    echo
-    for w in $workloads; do
-        printf '| %s | %s |' "$w" "$(fmt "$(field "$w" hsrts rss med)" 1024 %.0f)"
-        for p in "${peers[@]}"; do printf ' %s |' "$(ratio "$w" "$p" rss)"; done
-        echo
-    done
-    echo
+    summary_table "peak RSS" "hsrts MiB" rss 1024 %.0f
     if [ $have_gnuplot = yes ]; then
         echo "![wall time per workload and runtime]($stem-wall.svg)"
         echo "![peak RSS per workload and runtime]($stem-rss.svg)"

@@ -3,6 +3,7 @@
  */
 #include "test_util.h"
 
+#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,4 +62,13 @@ void test_start_rts(const char *name, const char *opts, int sanity)
     RtsConfig cfg = defaultRtsConfig;
     cfg.rts_opts_enabled = RtsOptsAll;
     hs_init_ghc(&argc, &argv, cfg);
+}
+
+int test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

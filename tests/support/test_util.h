@@ -28,4 +28,8 @@ uint64_t rng_below(TestRng *r, uint64_t n);
  */
 void test_start_rts(const char *name, const char *opts, int sanity);
 
+struct Suite;
+/* Run a Check suite (forking per test unless CK_FORK=no); the exit status for main. */
+int test_run(struct Suite *s);
+
 #endif /* HSRTS_TEST_UTIL_H */

@@ -206,9 +206,5 @@ int main(void)
     tcase_add_test(tc, second_thread_waits_for_a_blackhole);
     tcase_add_test(tc, way_queries);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run(s);
 }

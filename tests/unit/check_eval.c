@@ -491,9 +491,5 @@ int main(void)
     tcase_add_test(tc, caf_kept_through_an_srt);
     tcase_add_test(tc, caf_kept_for_ever_with_keep_cafs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run(s);
 }

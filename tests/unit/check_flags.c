@@ -20,6 +20,7 @@
 
 #include "flags/flags_internal.h"
 #include "hsrts_config.h"
+#include "test_util.h"
 
 #define KiB      ((uint64_t)1 << 10)
 #define MiB      ((uint64_t)1 << 20)
@@ -1578,9 +1579,5 @@ static Suite *flags_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(flags_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return test_run(flags_suite());
 }

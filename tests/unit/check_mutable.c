@@ -185,9 +185,5 @@ int main(void)
     tcase_add_test(tc, frozen_arrays_leave_the_remembered_set);
     tcase_add_test(tc, mut_vars_and_small_arrays_clean_and_dirty);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run(s);
 }

@@ -301,9 +301,5 @@ int main(void)
     tcase_add_exit_test(tc, bad_stable_pointer_is_refused, 254);
     tcase_add_test(tc, stable_names_follow_objects);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run(s);
 }

@@ -222,9 +222,5 @@ int main(void)
     tcase_add_exit_test(tc, passing_K_is_stack_overflow, 2);
     tcase_add_exit_test(tc, custom_stack_overflow_hook, 2);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run(s);
 }

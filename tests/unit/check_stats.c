@@ -751,9 +751,5 @@ int main(void)
     tcase_add_loop_test(run, consistency, 0, N_CONFIGS);
     tcase_add_test(run, allocation_counted);
     suite_add_tcase(s, run);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return test_run(s);
 }
