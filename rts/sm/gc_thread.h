@@ -46,7 +46,7 @@ typedef struct {
     bool mark_statics;       /* a major GC: static closures reached are marked */
     uint32_t selector_depth; /* nested selector thunks being evaluated */
     bdescr *scan_bd;         /* block being scavenged, or NULL */
-    uint64_t copied_words;   /* words copied in this GC */
+    uint64_t copied_words;   /* words copied in this GC (counted per to-space block) */
     uint64_t any_work, scav_find_work;
     gen_workspace ws[GC_MAX_GENERATIONS]; /* [n_generations] in use */
 } gc_thread;
