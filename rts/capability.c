@@ -67,13 +67,19 @@ Capability *rts_lock(void)
     return cap;
 }
 
+void cap_misuse(const char *call, const Capability *cap)
+{
+    if (!startup_running())
+        msg_fatal(1, "%s: the runtime is not running (call hs_init first)", call);
+    if (cap && cap->no < n_capabilities && capabilities[cap->no] == cap)
+        msg_fatal(1, "%s: this thread does not hold capability %u", call, cap->no);
+    msg_fatal(1, "%s: this thread does not hold that capability (%p)", call, (const void *)cap);
+}
+
 void rts_unlock(Capability *cap)
 {
-    if (cap == NULL || cap != my_cap) {
-        if (cap && startup_running() && cap->no < n_capabilities && capabilities[cap->no] == cap)
-            msg_fatal(1, "rts_unlock: this thread does not hold capability %u", cap->no);
-        msg_fatal(1, "rts_unlock: this thread does not hold that capability (%p)", (void *)cap);
-    }
+    if (cap == NULL || cap != my_cap)
+        cap_misuse("rts_unlock", cap);
     threads_detach(cap);
     my_cap = NULL;
     pthread_mutex_lock(&cap->lock);

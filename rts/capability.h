@@ -21,6 +21,7 @@
 #include "sm/block.h"
 
 struct nursery_;
+struct cstack_;
 
 struct Capability_ {
     HsRegs r; /* must be first: see HS_REGS */
@@ -43,6 +44,9 @@ struct Capability_ {
      */
     StgClosure *scratch[2];
 
+    /* The evaluation stack of the OS thread holding this capability (cstack.h), or NULL. */
+    struct cstack_ *cstack;
+
     /* Ownership. */
     pthread_mutex_t lock;
     pthread_cond_t released;
@@ -58,6 +62,12 @@ void cap_exit(void);
 
 /* The capability the calling OS thread holds, or NULL. */
 Capability *cap_mine(void);
+
+/*
+ * `call` was made with `cap` by a thread that does not hold it (or before
+ * hs_init): one line naming the call, exit 1.
+ */
+RTS_NORETURN void cap_misuse(const char *call, const Capability *cap);
 
 /* Check a capability's invariants (debug and sanity). */
 void cap_check(const Capability *cap);

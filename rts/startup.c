@@ -13,6 +13,7 @@
 
 #include "Rts.h"
 #include "capability.h"
+#include "cstack.h"
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
@@ -80,6 +81,7 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
 
     stats_init();
     cap_init();
+    cstack_init();
     sm_init();
     threads_init();
     stable_init();
@@ -128,17 +130,9 @@ static void final_gc(Capability *cap)
     gc_collect(cap, true, GC_REASON_EXIT);
 }
 
-void hs_exit(void)
+/* The last hs_exit, or shutdownHaskellAndExit: shut everything down. */
+static void shut_down_runtime(void)
 {
-    if (!running && !shut_down)
-        msg_fatal(1, "hs_exit: the runtime is not initialised (hs_exit without hs_init)");
-    if (init_count <= 0) {
-        msg_error("warning: too many hs_exit()s");
-        return;
-    }
-    if (--init_count > 0)
-        return;
-
     stats_exit_start();
     if (rts_config.onExitHook)
         rts_config.onExitHook();
@@ -158,9 +152,26 @@ void hs_exit(void)
     stable_exit();
     sm_exit();
     threads_exit();
+    cstack_exit();
     cap_exit();
     stats_exit();
     flags_free();
+}
+
+void hs_exit(void)
+{
+    if (!running && !shut_down)
+        msg_fatal(1, "hs_exit: the runtime is not initialised (hs_exit without hs_init)");
+    if (init_count <= 0) {
+        msg_error("warning: too many hs_exit()s");
+        return;
+    }
+    if (init_count == 1 && cstack_mine() && cstack_mine()->running)
+        msg_fatal(1, "hs_exit: called from inside an evaluation; entry code that ends the "
+                     "program calls shutdownHaskellAndExit");
+    if (--init_count > 0)
+        return;
+    shut_down_runtime();
 }
 
 void hs_exit_nowait(void)
@@ -172,8 +183,8 @@ void shutdownHaskellAndExit(int code, int fastExit)
 {
     if (!fastExit && running) {
         /* The whole program is ending: the init count no longer matters. */
-        init_count = 1;
-        hs_exit();
+        init_count = 0;
+        shut_down_runtime();
     }
     fflush(stdout);
     fflush(stderr);
@@ -188,6 +199,7 @@ void hs_thread_done(void)
         msg_fatal(1,
                   "hs_thread_done: this thread still holds a capability (call rts_unlock first)");
     threads_forget_mine();
+    cstack_forget_mine();
 }
 
 void hs_perform_gc(void)

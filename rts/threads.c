@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstack.h"
+#include "eval.h"
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
@@ -104,7 +106,11 @@ static void tso_dirty(Capability *cap, StgTSO *tso)
     }
 }
 
-/* A new thread: a TSO registered in the table, then its first chunk. */
+/*
+ * A new thread: a TSO and its first chunk, entered in the table only when
+ * whole (a collection while the chunk is allocated sees neither half in
+ * the table; the TSO survives it in a scratch root).
+ */
 static int new_thread(Capability *cap)
 {
     StgTSO *tso = (StgTSO *)rts_alloc(cap, SIZEOF_W(StgTSO));
@@ -118,16 +124,16 @@ static int new_thread(Capability *cap)
     pthread_mutex_lock(&table_lock);
     tso->id = next_thread_id++;
     pthread_mutex_unlock(&table_lock);
-    int i = table_insert(tso);
 
-    /* The table keeps the TSO alive (and up to date) while the chunk is allocated. */
+    cap->scratch[1] = (StgClosure *)tso;
     StgStack *s = new_chunk(cap, stack_words(rts_flags.gc.init_stack_bytes));
+    tso = (StgTSO *)cap->scratch[1];
+    cap->scratch[1] = NULL;
     s->sp -= SIZEOF_W(StgStopFrame);
     ((StgStopFrame *)s->sp)->info = &stg_STOP_FRAME_info;
-    tso = table[i];
     tso->stackobj = s;
     tso->tot_stack_size = s->stack_size;
-    return i;
+    return table_insert(tso);
 }
 
 void threads_attach(Capability *cap)
@@ -141,6 +147,7 @@ void threads_attach(Capability *cap)
     cap->r.tso = tso;
     cap->r.stack = tso->stackobj;
     cap->r.owner = (tso->id << 1) | 1;
+    cap->cstack = cstack_mine();
     threads_stack_activate(cap, tso->stackobj);
 }
 
@@ -149,6 +156,7 @@ void threads_detach(Capability *cap)
     cap->r.tso = NULL;
     cap->r.stack = NULL;
     cap->r.owner = 0;
+    cap->cstack = NULL;
 }
 
 void threads_forget_mine(void)
@@ -178,23 +186,36 @@ StgTSO *threads_get(uint32_t i)
     return i < table_size ? table[i] : NULL;
 }
 
-static RTS_NORETURN void stack_overflow(StgTSO *tso)
+/*
+ * The thread passed -K. GHC's stackOverflowHook gets the size of the stack
+ * chunk in use, as GHC's does (its thread has unwound to the chunk of its
+ * top handler by then): not the whole stack.
+ */
+void threads_stack_overflow(Capability *cap)
 {
+    StgStack *s = cap->r.stack;
+    W_ bytes = s ? (W_)((SIZEOF_W(StgStack) + s->stack_size) * sizeof(StgWord)) : 0;
     void (*hook)(W_) =
         rts_config.stackOverflowHook ? rts_config.stackOverflowHook : StackOverflowHook;
-    hook((W_)(tso->tot_stack_size * sizeof(StgWord)));
-    msg_exit(2);
+    hook(bytes);
+    msg_exit(EXIT_STACKOVERFLOW);
 }
 
-/* Bytes of topmost update frames at the top of s that may move, up to `limit`. */
+/* Words of movable frames at the top of s (Note [Moving frames]), up to `limit_words`. */
 static StgWord movable_words(const StgStack *s, StgWord limit_words)
 {
     StgWord n = 0;
     StgPtr p = s->sp;
-    while (n + SIZEOF_W(StgUpdateFrame) <= limit_words &&
-           ((StgClosure *)p)->info == &stg_UPDATE_FRAME_info) {
-        n += SIZEOF_W(StgUpdateFrame);
-        p += SIZEOF_W(StgUpdateFrame);
+    for (;;) {
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        if (!eval_frame_is_movable(info))
+            break;
+        StgWord size =
+            info == &stg_UPDATE_FRAME_info ? SIZEOF_W(StgUpdateFrame) : SIZEOF_W(EvalSelFrame);
+        if (n + size > limit_words)
+            break;
+        n += size;
+        p += size;
     }
     return n;
 }
@@ -217,7 +238,7 @@ static void stack_overflow_to_new_chunk(Capability *cap, StgWord words, StgClosu
     } else {
         uint64_t max = rts_flags.gc.max_stack_bytes / sizeof(StgWord);
         if (max > 0 && tso->tot_stack_size + size > max)
-            stack_overflow(tso);
+            threads_stack_overflow(cap);
         cap->scratch[1] = protect ? *protect : NULL;
         s = new_chunk(cap, size);
         if (protect)
@@ -287,7 +308,7 @@ void rts_stack_underflow(Capability *cap)
 
 void rts_bad_pop(Capability *cap, StgClosure **slots)
 {
-    msg_fatal(EXIT_INTERNAL_ERROR,
+    msg_fatal(1,
               "rts_pop_roots: the frame at %p is not the topmost frame (sp %p); "
               "root frames must be popped in the reverse order of their pushes",
               (void *)slots, (void *)(cap->r.stack ? cap->r.stack->sp : NULL));

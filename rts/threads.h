@@ -20,12 +20,13 @@
  * Note [Moving frames]
  * ~~~~~~~~~~~~~~~~~~~~~
  * C code holds pointers into its root frames (RET_DYN), so those never
- * move. Update frames are different: rts_eval finds its frame again by
- * position (the top of the stack when the entry code returns), never by
- * address, so the runtime may move them. On overflow the topmost update
- * frames, up to -kb bytes, move into the new chunk, so that returning from
- * the evaluation that overflowed does not immediately underflow (GHC's
- * reason for -kb). Moving stops at the first frame of another kind.
+ * move. Update frames and selector frames are different: rts_eval finds
+ * them again by position (the top of the stack), never by address, so the
+ * runtime may move them (eval_frame_is_movable in eval.h). On overflow the
+ * topmost such frames, up to -kb bytes, move into the new chunk, so that
+ * returning from the evaluation that overflowed does not immediately
+ * underflow (GHC's reason for -kb). Moving stops at the first frame of
+ * another kind.
  */
 #ifndef RTS_THREADS_H
 #define RTS_THREADS_H
@@ -59,6 +60,12 @@ void threads_stack_pop(Capability *cap, StgWord words);
 
 /* Mark a chunk dirty and remember it. See Note [Active stacks]. */
 void threads_stack_activate(Capability *cap, StgStack *s);
+
+/*
+ * The current thread passed -K (on its heap stack or its evaluation
+ * stack): the stackOverflowHook with the size of the chunk in use, exit 2.
+ */
+RTS_NORETURN void threads_stack_overflow(Capability *cap);
 
 /* Live threads (for the sanity checker). */
 uint32_t threads_count(void);

@@ -548,7 +548,8 @@ const FlagSpec flags_table[] = {
     /* Odds and ends of the collector. */
     {.name = "-Z", .form = FLAG_FORM_BARE, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_MISC_GC,
      STORE(BOOL, gc.squeeze_update_frames), DEF_U(1), BARE_U(0), .example = "-Z",
-     .help = "Don't squeeze out update frames on context switch"},
+     .help = "Don't squeeze out update frames on context switch\n"
+             "(hsrts: no effect; tail calls never leave frames to squeeze)"},
     {.name = "-B", .form = FLAG_FORM_BARE, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_MISC_GC,
      STORE(BOOL, gc.ring_bell), DEF_U(0), BARE_U(1), .example = "-B",
      .help = "Sound the bell at the start of each garbage collection"},

@@ -56,17 +56,17 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
         size = layout_of(t, info).size;
         break;
     default:
-        msg_fatal(EXIT_INTERNAL_ERROR, "rts_update_thunk: %p is not a thunk (closure type %u)",
-                  (void *)t, (unsigned)info->type);
+        msg_fatal(1, "rts_update_thunk: %p is not a thunk (closure type %u)", (void *)t,
+                  (unsigned)info->type);
     }
 #ifdef DEBUG
     /* An indirection cycle would make the collector loop: catch it here. */
     for (StgClosure *v = value; v && HEAP_ALLOCED(v) && UNTAG(v)->info->type == IND;
          v = ((StgInd *)UNTAG(v))->indirectee)
         if (UNTAG(v) == t)
-            msg_fatal(EXIT_INTERNAL_ERROR, "rts_update_thunk: updating %p with itself", (void *)t);
+            msg_fatal(1, "rts_update_thunk: updating %p with itself", (void *)t);
     if (UNTAG(value) == t)
-        msg_fatal(EXIT_INTERNAL_ERROR, "rts_update_thunk: updating %p with itself", (void *)t);
+        msg_fatal(1, "rts_update_thunk: updating %p with itself", (void *)t);
 #endif
     ((StgInd *)t)->indirectee = value;
     /* See Note [Heap walkability] in sm/layout.h. */

@@ -13,7 +13,6 @@
 #include "flags/flags.h"
 
 uint64_t scav_cards_scanned;
-uint64_t scav_frames_squeezed;
 
 RTS_INLINE void scav_range(StgClosure **fields, StgWord n)
 {
@@ -29,40 +28,10 @@ bool scav_stack_is_active(const StgStack *s)
     return false;
 }
 
-/*
- * Note [Squeezing]
- * ~~~~~~~~~~~~~~~~~
- * Two update frames next to each other on a stack mean the lower thunk's
- * value is the upper thunk's value (the lower one's entry code tail-called
- * the evaluation of the upper one). Unless -Z, the collector turns the
- * lower thunk into an indirection to the upper one now, so it and its
- * free variables need not survive until the evaluation ends, and points
- * the lower frame at the upper thunk; when that frame is popped its
- * updatee is already an indirection and is left alone (rts/eval.c).
- * GHC also removes the lower frame, but our frames are not compacted: C
- * code holds pointers to frames further down (Note [Moving frames] in
- * threads.h). Only a lower thunk in from-space that no one has evacuated
- * yet is squeezed; otherwise the frames are left as they are.
- */
-static void squeeze(StgUpdateFrame *upper, StgUpdateFrame *lower)
-{
-    StgClosure *a = upper->updatee, *b = UNTAG(lower->updatee);
-    if (UNTAG(a) == b || !HEAP_ALLOCED(b))
-        return;
-    bdescr *bd = Bdescr(b);
-    if ((bd->flags & (BF_EVACUATED | BF_LARGE)) || is_forwarded(b))
-        return;
-    ((StgInd *)b)->indirectee = a;
-    b->info = &stg_IND_info;
-    lower->updatee = a;
-    scav_frames_squeezed++;
-}
-
 static void scav_stack_frames(StgStack *s)
 {
     StgPtr p = s->sp;
     StgPtr end = s->stack + s->stack_size;
-    bool squeezing = rts_flags.gc.squeeze_update_frames;
     while (p < end) {
         const StgInfoTable *info = ((StgClosure *)p)->info;
         FrameLayout f = layout_frame(p, info);
@@ -70,9 +39,6 @@ static void scav_stack_frames(StgStack *s)
             msg_fatal(EXIT_INTERNAL_ERROR,
                       "scavenge: bad stack frame at %p (info %p) in stack %p; the stack is corrupt",
                       (void *)p, (const void *)info, (void *)s);
-        if (squeezing && info->type == UPDATE_FRAME && p + f.size < end &&
-            ((StgClosure *)(p + f.size))->info == &stg_UPDATE_FRAME_info)
-            squeeze((StgUpdateFrame *)p, (StgUpdateFrame *)(p + f.size));
         if (gct->mark_statics && info->srt)
             statics_mark_srt(info->srt);
         StgClosure **slots = (StgClosure **)(p + f.first_slot);

@@ -17,9 +17,8 @@ void scav_mut_lists(bdescr ***saved, uint32_t N);
 /* Scavenge until every workspace is fully scanned. */
 void scav_loop(void);
 
-/* Counters since start-up: array cards scanned, update frames squeezed. */
+/* Counter since start-up: array cards scanned. */
 extern uint64_t scav_cards_scanned;
-extern uint64_t scav_frames_squeezed;
 
 /* Is this STACK chunk the current chunk of some capability's thread? */
 bool scav_stack_is_active(const StgStack *s);

@@ -100,7 +100,7 @@ for way in "" debug/; do
 
     t "popping a root frame out of order (${way:-vanilla})"
     run -- $b bad-pop
-    rc_is 254
+    rc_is 1
     err_lines_is 1
     err_has "is not the topmost frame"
 done

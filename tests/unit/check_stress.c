@@ -6,7 +6,7 @@
  * preserve the reachable graph exactly (checksum before == after), pinned
  * and large objects never moving, and at the end every block not needed by
  * an empty heap given back (the block count returns to its floor). The
- * mutator also evaluates thunks (update frames, blackholes, squeezing),
+ * mutator also evaluates thunks (update frames, blackholes, tail calls),
  * makes weak pointers (every finalizer runs exactly once), stable pointers
  * and stable names.
  *
