@@ -34,10 +34,36 @@ static void on_fault(void *addr)
     }
 }
 
+typedef struct {
+    void (*fn)(int);
+    int code;
+} ExitCall;
+
+static void exit_call(void *p)
+{
+    ExitCall *e = p;
+    e->fn(e->code);
+}
+
+/*
+ * The process ends while this thread runs on its evaluation stack: end it
+ * from the thread's own stack, where exit handlers (and sanitizers' leak
+ * checks) expect to run.
+ */
+static void exit_off_stack(void (*fn)(int), int code)
+{
+    cstack *cs = my_cstack;
+    if (cs == NULL || !cs->running)
+        return;
+    ExitCall e = {fn, code};
+    os_leave_stack(&cs->os, exit_call, &e);
+}
+
 void cstack_init(void)
 {
     if (rts_flags.misc.install_signal_handlers)
         os_fault_install(on_fault);
+    msg_set_exit_elsewhere(exit_off_stack);
 }
 
 void cstack_exit(void)
@@ -61,6 +87,12 @@ void cstack_exit(void)
     }
     pthread_mutex_unlock(&list_lock);
     os_fault_uninstall();
+}
+
+void cstack_exit_process(int code)
+{
+    msg_set_exit_elsewhere(exit_off_stack);
+    msg_exit(code);
 }
 
 cstack *cstack_mine(void)

@@ -59,6 +59,12 @@ typedef struct cstack_ {
 void cstack_init(void);
 void cstack_exit(void);
 
+/*
+ * End the process with `code` from the calling thread's own stack (after
+ * the runtime has shut down: shutdownHaskellAndExit from entry code).
+ */
+RTS_NORETURN void cstack_exit_process(int code);
+
 /* The calling OS thread's evaluation stack, or NULL if it has none yet. */
 cstack *cstack_mine(void);
 /* The calling OS thread is done with the runtime: release its stack. */

@@ -186,9 +186,8 @@ void shutdownHaskellAndExit(int code, int fastExit)
         init_count = 0;
         shut_down_runtime();
     }
-    fflush(stdout);
-    fflush(stderr);
-    exit(code);
+    msg_set_exit_hook(NULL); /* a fast exit reports nothing */
+    cstack_exit_process(code);
 }
 
 void hs_thread_done(void)

@@ -85,12 +85,13 @@ void os_stack_discard(char *lo, char *hi)
 /* --- switching --------------------------------------------------------------------------- */
 
 /*
- * os_switch_call(fn, arg, top): call fn(arg) with the stack pointer at top
- * (16-byte aligned). The frame pointer keeps the caller's stack pointer,
- * and the CFI says the caller's frame is found through it, so unwinders
- * cross from the new stack back to the old one.
+ * os_switch_call(fn, arg, top, save): call fn(arg) with the stack pointer
+ * at top (16-byte aligned), storing the caller's stack pointer in *save
+ * (if save is not NULL). The frame pointer keeps the caller's stack
+ * pointer, and the CFI says the caller's frame is found through it, so
+ * unwinders cross from the new stack back to the old one.
  */
-void *os_switch_call(void *(*fn)(void *), void *arg, void *top);
+void *os_switch_call(void *(*fn)(void *), void *arg, void *top, char **save);
 
 #if defined(__x86_64__)
 __asm__(".text\n"
@@ -105,7 +106,10 @@ __asm__(".text\n"
         ".cfi_offset %rbp, -16\n"
         "    movq %rsp, %rbp\n"
         ".cfi_def_cfa_register %rbp\n"
-        "    movq %rdx, %rsp\n"
+        "    testq %rcx, %rcx\n"
+        "    jz 1f\n"
+        "    movq %rbp, (%rcx)\n"
+        "1:  movq %rdx, %rsp\n"
         "    movq %rdi, %rax\n"
         "    movq %rsi, %rdi\n"
         "    callq *%rax\n"
@@ -129,7 +133,10 @@ __asm__(".text\n"
         ".cfi_offset x30, -8\n"
         "    mov x29, sp\n"
         ".cfi_def_cfa_register x29\n"
-        "    mov sp, x2\n"
+        "    cbz x3, 1f\n"
+        "    mov x4, sp\n"
+        "    str x4, [x3]\n"
+        "1:  mov sp, x2\n"
         "    mov x3, x0\n"
         "    mov x0, x1\n"
         "    blr x3\n"
@@ -148,17 +155,16 @@ __asm__(".text\n"
 typedef struct {
     void *(*fn)(void *);
     void *arg;
-    const void *old_bottom;
-    size_t old_size;
+    OsStack *s;
 } AsanHop;
 
 static void *asan_trampoline(void *p)
 {
     AsanHop *h = p;
-    __sanitizer_finish_switch_fiber(NULL, &h->old_bottom, &h->old_size);
+    __sanitizer_finish_switch_fiber(NULL, &h->s->caller_bottom, &h->s->caller_size);
     void *r = h->fn(h->arg);
     void *fake = NULL;
-    __sanitizer_start_switch_fiber(&fake, h->old_bottom, h->old_size);
+    __sanitizer_start_switch_fiber(&fake, h->s->caller_bottom, h->s->caller_size);
     return r;
 }
 #endif
@@ -167,15 +173,43 @@ void *os_run_on_stack(OsStack *s, void *(*fn)(void *), void *arg)
 {
     void *top = (void *)((uintptr_t)s->hi & ~(uintptr_t)15);
 #ifdef HSRTS_ASAN
-    AsanHop h = {fn, arg, NULL, 0};
+    AsanHop h = {fn, arg, s};
     void *fake = NULL;
     __sanitizer_start_switch_fiber(&fake, s->lo, (size_t)(s->hi - s->lo));
-    void *r = os_switch_call(asan_trampoline, &h, top);
+    void *r = os_switch_call(asan_trampoline, &h, top, &s->caller_sp);
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
     return r;
 #else
-    return os_switch_call(fn, arg, top);
+    return os_switch_call(fn, arg, top, &s->caller_sp);
 #endif
+}
+
+typedef struct {
+    void (*fn)(void *);
+    void *arg;
+} LeaveHop;
+
+static void *leave_trampoline(void *p)
+{
+    LeaveHop *h = p;
+#ifdef HSRTS_ASAN
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+    h->fn(h->arg);
+    __builtin_unreachable();
+}
+
+void os_leave_stack(OsStack *s, void (*fn)(void *), void *arg)
+{
+    /* Below the caller's frames (os_switch_call's saved frame pointer is at caller_sp). */
+    void *top = (void *)(((uintptr_t)s->caller_sp - 256) & ~(uintptr_t)15);
+    LeaveHop h = {fn, arg};
+#ifdef HSRTS_ASAN
+    void *fake = NULL;
+    __sanitizer_start_switch_fiber(&fake, s->caller_bottom, s->caller_size);
+#endif
+    os_switch_call(leave_trampoline, &h, top, NULL);
+    __builtin_unreachable();
 }
 
 /* --- faults -------------------------------------------------------------------------------- */

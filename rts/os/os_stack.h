@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rts/Config.h"
+
 /*
  * A reserved C stack: [lo, hi) is usable and grows down from hi; the
  * `guard` bytes below lo are inaccessible, so running past lo faults.
@@ -20,6 +22,10 @@ typedef struct {
     char *lo;
     char *hi;
     size_t guard;
+    /* While a function runs on it: the caller's stack pointer (and, for ASan, its stack). */
+    char *caller_sp;
+    const void *caller_bottom;
+    size_t caller_size;
 } OsStack;
 
 /*
@@ -39,6 +45,14 @@ void os_stack_discard(char *lo, char *hi);
  * stack. Sanitizers and valgrind are told about the switch.
  */
 void *os_run_on_stack(OsStack *s, void *(*fn)(void *), void *arg);
+
+/*
+ * From code running on s (inside os_run_on_stack): call fn(arg), which must
+ * not return, back on the caller's stack below the caller's frames. For
+ * ending the process (exit handlers, sanitizers' leak checks) from a stack
+ * that is no longer the thread's own.
+ */
+RTS_NORETURN void os_leave_stack(OsStack *s, void (*fn)(void *), void *arg);
 
 /* An approximation of the calling function's stack pointer. */
 #define OS_STACK_POINTER() ((char *)__builtin_frame_address(0))

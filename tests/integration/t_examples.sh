@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 inst=$PWD/build/tests/flags/inst   # installed by mk/flags.mk (make install prefix=...)
 out=$PWD/build/tests/examples
-mkdir -p "$out"
+rm -rf "$out"; mkdir -p "$out" # always rebuilt: the installed headers may have changed
 
 t "the examples build with pkg-config against the installed library"
 run PKG_CONFIG_PATH="$inst/lib/pkgconfig" -- make --no-print-directory -C examples OUT="$out" \
