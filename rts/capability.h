@@ -46,6 +46,13 @@ struct Capability_ {
 
     /* The evaluation stack of the OS thread holding this capability (cstack.h), or NULL. */
     struct cstack_ *cstack;
+    /*
+     * The depth check of a nested evaluation: a stack pointer below this
+     * takes the slow path. The evaluation stack's check mark while the
+     * thread runs on it, the top of the address space otherwise (so that
+     * the slow path switches stacks). See Note [Evaluation stacks].
+     */
+    char *eval_mark;
 
     /* Ownership. */
     pthread_mutex_t lock;

@@ -163,8 +163,11 @@ void *cstack_run(Capability *cap, void *(*fn)(void *), void *arg)
     }
     ASSERT(!cs->running);
     cs->running = true;
+    cstack_set_mark(cap);
     void *r = os_run_on_stack(&cs->os, fn, arg);
     cs->running = false;
+    /* The same capability: every call that gives it up gets it back (capability.h). */
+    cstack_set_mark(cap);
     if (cs->check_mark != cs->discard_mark) {
         /* This run went deep: give the pages below the mark back. */
         os_stack_discard(cs->limit - CSTACK_HEADROOM, cs->discard_mark);
@@ -179,4 +182,5 @@ void cstack_deep(Capability *cap)
     if (OS_STACK_POINTER() < cs->limit)
         threads_stack_overflow(cap);
     cs->check_mark = cs->limit;
+    cstack_set_mark(cap);
 }

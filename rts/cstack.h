@@ -80,17 +80,31 @@ void *cstack_run(Capability *cap, void *(*fn)(void *), void *arg);
 /* The slow side of cstack_check: a stack overflow, or a note that the run went deep. */
 void cstack_deep(Capability *cap);
 
+/* cap->eval_mark when the thread is not on its evaluation stack. */
+#define CSTACK_OFF ((char *)UINTPTR_MAX)
+
+/* Set cap->eval_mark from the calling thread's stack (rts_lock, cstack_run). */
+RTS_INLINE void cstack_set_mark(Capability *cap)
+{
+    cstack *cs = cap->cstack;
+    cap->eval_mark = cs && cs->running ? cs->check_mark : CSTACK_OFF;
+}
+
+/*
+ * Both checks of an evaluation entry point in one compare: true when the
+ * thread is on its evaluation stack and above the check mark (the common
+ * case). Otherwise the caller switches stacks (not on it: cstack_on false)
+ * or calls cstack_deep. See Note [Evaluation stacks].
+ */
+RTS_INLINE bool cstack_fast(const Capability *cap)
+{
+    return RTS_LIKELY(OS_STACK_POINTER() >= cap->eval_mark);
+}
+
 /* Is the calling thread running on its evaluation stack? */
 RTS_INLINE bool cstack_on(const Capability *cap)
 {
     return cap->cstack != NULL && cap->cstack->running;
-}
-
-/* The depth check of every nested evaluation. See Note [Evaluation stacks]. */
-RTS_INLINE void cstack_check(Capability *cap)
-{
-    if (RTS_UNLIKELY(OS_STACK_POINTER() < cap->cstack->check_mark))
-        cstack_deep(cap);
 }
 
 #endif /* RTS_CSTACK_H */

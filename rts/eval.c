@@ -72,6 +72,8 @@
 #include "messages.h"
 #include "sm/layout.h"
 #include "sm/mblock.h"
+#include "sm/mut_list.h"
+#include "sm/storage.h"
 #include "sm/statics.h"
 #include "threads.h"
 
@@ -159,10 +161,65 @@ static StgClosure *enter_ap(Capability *cap, StgClosure *q)
     return v;
 }
 
+static RTS_NORETURN void entry_left_frames(const StgInfoTable *info)
+{
+    msg_fatal(1, "rts_eval: the entry code of %s did not pop every frame it pushed",
+              name_of(info, "a thunk"));
+}
+
+static RTS_NORETURN void entry_returned_null(const StgInfoTable *info)
+{
+    msg_fatal(1, "rts_eval: the entry code of %s returned NULL", name_of(info, "a thunk"));
+}
+
 /*
- * Start evaluating the thunk q (THUNK, THUNK_STATIC or AP, slot 0): push
- * its update frame, blackhole it, run its code. Returns what the code
- * returned, with the update frame on top of the stack.
+ * Start evaluating the THUNK q (slot 0): push its update frame and, in the
+ * same push, a root frame with copies of its pointer free variables;
+ * blackhole it; run its entry. Returns what the entry returned, with the
+ * update frame on top of the stack.
+ */
+RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure *q, const StgInfoTable *info)
+{
+    StgWord n = info->ptrs;
+    StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
+    StgPtr sp = threads_stack_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
+    StgUpdateFrame *uf = (StgUpdateFrame *)(sp + fv_words);
+    uf->info = &stg_UPDATE_FRAME_info;
+    uf->updatee = q;
+    StgClosure **fv = NULL;
+    if (n) {
+        StgRetDyn *f = (StgRetDyn *)sp;
+        f->info = &stg_RET_DYN_info;
+        f->size = n;
+        StgClosure **from = ((StgThunk *)q)->payload;
+        for (StgWord i = 0; i < n; i++)
+            f->slots[i] = from[i];
+        fv = f->slots;
+    }
+    *slot_of(q) = HS_REGS(cap)->owner;
+    StgClosure *v = info->entry.thunk(cap, q, fv);
+    /*
+     * The entry must leave the stack as it found it. With free variables our
+     * root frame is on top, where it was (root frames never move). Without,
+     * our update frame is on top, though it may have moved to a newer chunk
+     * (Note [Moving frames] in threads.h).
+     */
+    StgStack *s = cap->r.stack;
+    if (n) {
+        if (RTS_UNLIKELY(s->sp != sp))
+            entry_left_frames(info);
+        s->sp = sp + fv_words; /* pop the free variables; the update frame stays */
+    } else if (RTS_UNLIKELY(((StgClosure *)s->sp)->info != &stg_UPDATE_FRAME_info)) {
+        entry_left_frames(info);
+    }
+    if (RTS_UNLIKELY(v == NULL))
+        entry_returned_null(info);
+    return v;
+}
+
+/*
+ * Start evaluating a CAF or an AP (slot 0): push the update frame, run the
+ * code. Returns what the code returned, with the update frame on top.
  */
 static StgClosure *enter_thunk(Capability *cap, StgClosure *q, const StgInfoTable *info)
 {
@@ -170,39 +227,47 @@ static StgClosure *enter_thunk(Capability *cap, StgClosure *q, const StgInfoTabl
     uf->info = &stg_UPDATE_FRAME_info;
     uf->updatee = q;
     StgClosure *v;
-    switch (info->type) {
-    case THUNK: {
-        StgClosure **fv = copy_free_vars(cap, &q, ((StgThunk *)q)->payload, info->ptrs);
-        *slot_of(q) = HS_REGS(cap)->owner;
-        v = info->entry.thunk(cap, q, fv);
-        if (fv)
-            rts_pop_roots(cap, fv);
-        break;
-    }
-    case THUNK_STATIC:
+    if (info->type == THUNK_STATIC) {
+        /* Tagged: eval_update sees a CAF without reading its header. */
+        uf->updatee = TAG_CLOSURE(1, q);
         statics_new_caf((StgCAF *)q);
         *slot_of(q) = HS_REGS(cap)->owner;
         v = info->entry.thunk(cap, q, NULL);
-        break;
-    case AP:
+    } else {
         v = enter_ap(cap, q);
-        break;
-    default:
-        msg_barf("enter_thunk: closure type %u", (unsigned)info->type);
     }
     if (v == NULL)
-        msg_fatal(1, "rts_eval: the entry code of %s returned NULL", name_of(info, "a thunk"));
+        entry_returned_null(info);
     if (((StgClosure *)cap->r.stack->sp)->info != &stg_UPDATE_FRAME_info)
-        msg_fatal(1, "rts_eval: the entry code of %s did not pop every frame it pushed",
-                  name_of(info, "a thunk"));
+        entry_left_frames(info);
     return v;
+}
+
+/*
+ * The loop's own thunk update: t is a thunk this thread evaluated (or the
+ * BLACKHOLE a collection made of it). As rts_update_thunk, without its
+ * checks; the words after the IND are left as they are unless someone will
+ * walk the heap (sm_zero_slop).
+ */
+RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
+{
+    if (RTS_UNLIKELY((GET_TAG(t) != 0) | sm_zero_slop)) {
+        rts_update_thunk(cap, UNTAG(t), v); /* a CAF (tagged), or the slop must be zeroed */
+        return;
+    }
+    /* Not even t's header is read: it may be a miss, and nothing here needs it. */
+    ((StgInd *)t)->indirectee = v;
+    __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
+    bdescr *bd = Bdescr(t);
+    if (bd->gen_no > 0)
+        mut_list_record(cap, t, bd->gen_no);
 }
 
 /*
  * Start evaluating the selector thunk q (slot 0): its update frame and a
  * selector frame above it, pushed together; returns the selectee.
  */
-static StgClosure *enter_selector(Capability *cap, StgClosure *q)
+RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure *q)
 {
     StgPtr sp = threads_stack_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
     EvalSelFrame *sf = (EvalSelFrame *)sp;
@@ -216,23 +281,27 @@ static StgClosure *enter_selector(Capability *cap, StgClosure *q)
 }
 
 /* Field `field` of the value v, for a selector frame. */
-static StgClosure *select_field(StgClosure *v, StgWord field)
+static RTS_NORETURN void bad_selection(const StgInfoTable *ci, StgWord field)
+{
+    msg_fatal(1,
+              "rts_eval: a selector thunk picks field %lu of %s (closure type %u, %u "
+              "pointer fields), which is not a constructor with that field",
+              (unsigned long)field, name_of(ci, "a closure"), (unsigned)ci->type,
+              (unsigned)ci->ptrs);
+}
+
+RTS_INLINE StgClosure *select_field(StgClosure *v, StgWord field)
 {
     StgClosure *c = UNTAG(v);
     const StgInfoTable *ci = c->info;
-    if ((ci->type != CONSTR && ci->type != CONSTR_STATIC) || field >= ci->ptrs)
-        msg_fatal(1,
-                  "rts_eval: a selector thunk picks field %lu of %s (closure type %u, %u "
-                  "pointer fields), which is not a constructor with that field",
-                  (unsigned long)field, name_of(ci, "a closure"), (unsigned)ci->type,
-                  (unsigned)ci->ptrs);
+    if (RTS_UNLIKELY((ci->type != CONSTR && ci->type != CONSTR_STATIC) || field >= ci->ptrs))
+        bad_selection(ci, field);
     return c->payload[field];
 }
 
 /* Evaluate p to a value. See Note [The evaluation loop] and Note [Tail calls]. */
-static StgClosure *eval_loop(Capability *cap, StgClosure *p)
+RTS_INLINE StgClosure *eval_loop_from(Capability *cap, StgClosure *p, StgWord pending)
 {
-    StgWord pending = 0;
     for (;;) {
         StgClosure *v;
         if (p == NULL)
@@ -241,20 +310,10 @@ static StgClosure *eval_loop(Capability *cap, StgClosure *p)
             v = p;
         } else {
             const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
-            switch (info->type) {
-            case IND:
-                p = ((StgInd *)p)->indirectee;
-                continue;
-            case IND_STATIC:
-                p = ((StgCAF *)p)->indirectee;
-                continue;
-            case BLACKHOLE:
-                p = blackhole_wait(cap, p, ((StgBlackhole *)p)->owner);
-                continue;
-            case THUNK:
-            case THUNK_STATIC:
-            case AP:
-            case THUNK_SELECTOR:
+            uint32_t type = info->type;
+            /* The common cases first, without a jump table. */
+            if (RTS_LIKELY(type == THUNK) || type == THUNK_SELECTOR || type == AP ||
+                type == THUNK_STATIC) {
                 if (*slot_of(p) != 0) {
                     p = blackhole_wait(cap, p, *slot_of(p));
                     continue;
@@ -265,9 +324,12 @@ static StgClosure *eval_loop(Capability *cap, StgClosure *p)
                     StgClosure *t = ((StgUpdateFrame *)cap->r.stack->sp)->updatee;
                     threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
                     pending--;
-                    rts_update_thunk(cap, t, p);
+                    eval_update(cap, t, p);
                 }
-                if (info->type == THUNK_SELECTOR) {
+                if (RTS_LIKELY(type == THUNK)) {
+                    p = enter_plain_thunk(cap, p, info);
+                    pending++;
+                } else if (type == THUNK_SELECTOR) {
                     p = enter_selector(cap, p);
                     pending += 2;
                 } else {
@@ -275,14 +337,23 @@ static StgClosure *eval_loop(Capability *cap, StgClosure *p)
                     pending++;
                 }
                 continue;
-            default:
-                if (info->type == INVALID_OBJECT || info->type >= N_CLOSURE_TYPES ||
-                    layout_is_frame_type(info->type))
-                    msg_fatal(1, "rts_eval: %p is not a closure (closure type %u)", (void *)p,
-                              (unsigned)info->type);
-                v = p;
-                break;
             }
+            if (type == IND) {
+                p = ((StgInd *)p)->indirectee;
+                continue;
+            }
+            if (type == IND_STATIC) {
+                p = ((StgCAF *)p)->indirectee;
+                continue;
+            }
+            if (type == BLACKHOLE) {
+                p = blackhole_wait(cap, p, ((StgBlackhole *)p)->owner);
+                continue;
+            }
+            if (type == INVALID_OBJECT || type >= N_CLOSURE_TYPES || layout_is_frame_type(type))
+                msg_fatal(1, "rts_eval: %p is not a closure (closure type %u)", (void *)p,
+                          (unsigned)type);
+            v = p;
         }
 
         /* v is a value: give it to the pending frames. */
@@ -294,7 +365,7 @@ static StgClosure *eval_loop(Capability *cap, StgClosure *p)
                 StgClosure *t = ((StgUpdateFrame *)top)->updatee;
                 threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
                 pending--;
-                rts_update_thunk(cap, t, v);
+                eval_update(cap, t, v);
                 continue;
             }
             ASSERT(top->info == &eval_sel_frame_info);
@@ -317,22 +388,76 @@ typedef struct {
     StgClosure **args;
 } EvalCall;
 
+/* The loop, out of line, for the paths that are not the hot one. */
+static StgClosure *eval_loop_call(Capability *cap, StgClosure *p)
+{
+    return eval_loop_from(cap, p, 0);
+}
+
+static StgClosure *eval_loop_pending(Capability *cap, StgClosure *p, StgWord pending)
+{
+    return eval_loop_from(cap, p, pending);
+}
+
+/*
+ * The common case in straight-line code: p is a THUNK nobody is evaluating
+ * and its entry returns a tagged value. Anything else goes to the loop.
+ */
+RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
+{
+    if (RTS_LIKELY(p != NULL && GET_TAG(p) == 0)) {
+        const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
+        if (RTS_LIKELY(info->type == THUNK && *slot_of(p) == 0)) {
+            StgClosure *v = enter_plain_thunk(cap, p, info);
+            if (RTS_UNLIKELY(GET_TAG(v) == 0))
+                return eval_loop_pending(cap, v, 1); /* a tail call, or an untagged value */
+            StgStack *s = cap->r.stack;
+            StgClosure *t = ((StgUpdateFrame *)s->sp)->updatee;
+            threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
+            eval_update(cap, t, v);
+            return v;
+        }
+        if (info->type == THUNK_SELECTOR && *slot_of(p) == 0) {
+            /* A selector of an evaluated constructor whose field is a value: no frames. */
+            StgClosure *c = ((StgSelector *)p)->selectee;
+            if (GET_TAG(c) == 0 && c->info == &stg_IND_info)
+                c = ((StgInd *)c)->indirectee;
+            if (GET_TAG(c) != 0) {
+                StgClosure *f = select_field(c, info->tag);
+                if (GET_TAG(f) != 0) {
+                    eval_update(cap, p, f);
+                    return f;
+                }
+            }
+        }
+    }
+    return eval_loop_call(cap, p);
+}
+
 static void *eval_on_stack(void *arg)
 {
     EvalCall *c = arg;
-    return eval_loop(c->cap, c->p);
+    return eval_loop_call(c->cap, c->p);
 }
 
-StgClosure *rts_eval_slow(Capability *cap, StgClosure *p)
+/* The outermost evaluation of a thread, or one past the check mark. */
+static StgClosure *eval_enter(Capability *cap, StgClosure *p)
 {
-    if (RTS_LIKELY(cstack_on(cap))) {
-        cstack_check(cap);
-        return eval_loop(cap, p);
+    if (cstack_on(cap)) {
+        cstack_deep(cap);
+        return eval_loop_call(cap, p);
     }
     if (cap != cap_mine())
         cap_misuse("rts_eval", cap);
     EvalCall c = {.cap = cap, .p = p};
     return cstack_run(cap, eval_on_stack, &c);
+}
+
+StgClosure *rts_eval_slow(Capability *cap, StgClosure *p)
+{
+    if (cstack_fast(cap))
+        return eval_loop(cap, p);
+    return eval_enter(cap, p);
 }
 
 /* --- application ----------------------------------------------------------------- */
@@ -436,7 +561,7 @@ static StgClosure *apply(Capability *cap, StgClosure *f, StgWord n, StgClosure *
 static StgClosure *apply_and_eval(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
 {
     StgClosure *v = apply(cap, f, n, args);
-    return eval_loop(cap, v);
+    return eval_loop_call(cap, v);
 }
 
 static void *apply_on_stack(void *arg)
@@ -447,8 +572,10 @@ static void *apply_on_stack(void *arg)
 
 StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
 {
-    if (RTS_LIKELY(cstack_on(cap))) {
-        cstack_check(cap);
+    if (cstack_fast(cap))
+        return apply_and_eval(cap, f, n, args);
+    if (cstack_on(cap)) {
+        cstack_deep(cap);
         return apply_and_eval(cap, f, n, args);
     }
     if (cap != cap_mine())

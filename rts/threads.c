@@ -148,6 +148,7 @@ void threads_attach(Capability *cap)
     cap->r.stack = tso->stackobj;
     cap->r.owner = (tso->id << 1) | 1;
     cap->cstack = cstack_mine();
+    cstack_set_mark(cap);
     threads_stack_activate(cap, tso->stackobj);
 }
 
@@ -157,6 +158,7 @@ void threads_detach(Capability *cap)
     cap->r.stack = NULL;
     cap->r.owner = 0;
     cap->cstack = NULL;
+    cap->eval_mark = CSTACK_OFF;
 }
 
 void threads_forget_mine(void)
@@ -262,23 +264,12 @@ static void stack_overflow_to_new_chunk(Capability *cap, StgWord words, StgClosu
     threads_stack_activate(cap, s);
 }
 
-StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect)
+StgPtr threads_stack_push_slow(Capability *cap, StgWord words, StgClosure **protect)
 {
+    stack_overflow_to_new_chunk(cap, words, protect);
     StgStack *s = cap->r.stack;
-    if (RTS_UNLIKELY(s->sp - words < s->stack)) {
-        stack_overflow_to_new_chunk(cap, words, protect);
-        s = cap->r.stack;
-    }
     s->sp -= words;
     return s->sp;
-}
-
-void threads_stack_pop(Capability *cap, StgWord words)
-{
-    StgStack *s = cap->r.stack;
-    s->sp += words;
-    if (((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info)
-        rts_stack_underflow(cap);
 }
 
 StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)

@@ -53,10 +53,25 @@ void threads_evacuate_roots(void);
  * that. On overflow a new chunk is started (-kc) and the topmost update
  * frames, up to -kb bytes of them, move into it (Note [Moving frames]).
  */
-StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect);
+StgPtr threads_stack_push_slow(Capability *cap, StgWord words, StgClosure **protect);
+
+RTS_INLINE StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect)
+{
+    StgStack *s = cap->r.stack;
+    if (RTS_UNLIKELY(s->sp - words < s->stack))
+        return threads_stack_push_slow(cap, words, protect);
+    s->sp -= words;
+    return s->sp;
+}
 
 /* Pop `words` words off the current stack (the topmost frame), following an underflow. */
-void threads_stack_pop(Capability *cap, StgWord words);
+RTS_INLINE void threads_stack_pop(Capability *cap, StgWord words)
+{
+    StgStack *s = cap->r.stack;
+    s->sp += words;
+    if (RTS_UNLIKELY(((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info))
+        rts_stack_underflow(cap);
+}
 
 /* Mark a chunk dirty and remember it. See Note [Active stacks]. */
 void threads_stack_activate(Capability *cap, StgStack *s);

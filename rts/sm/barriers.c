@@ -10,6 +10,7 @@
 #include "sm/layout.h"
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
+#include "sm/storage.h"
 
 /* Record p if it lives in an old generation. */
 RTS_INLINE void remember(Capability *cap, StgClosure *p)
@@ -70,7 +71,8 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
 #endif
     ((StgInd *)t)->indirectee = value;
     /* See Note [Heap walkability] in sm/layout.h. */
-    memset((StgWord *)t + SIZEOF_W(StgInd), 0, (size - SIZEOF_W(StgInd)) * sizeof(StgWord));
+    if (sm_zero_slop)
+        memset((StgWord *)t + SIZEOF_W(StgInd), 0, (size - SIZEOF_W(StgInd)) * sizeof(StgWord));
     __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
     if (HEAP_ALLOCED(t))
         remember(cap, t);

@@ -23,8 +23,15 @@ StgWord sm_large_alloc_blocks;
 void nursery_init(void);
 void nursery_exit(void);
 
+bool sm_zero_slop;
+
 void sm_init(void)
 {
+#ifdef DEBUG
+    sm_zero_slop = true;
+#else
+    sm_zero_slop = rts_flags.prof.heap_prof != HEAP_PROF_NONE;
+#endif
     mblock_init();
     bd_init();
 

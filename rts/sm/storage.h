@@ -51,6 +51,15 @@ typedef struct generation_ {
     StgWord live_words; /* words copied or kept in this generation by the last GC */
 } generation;
 
+/*
+ * Whether a thunk overwritten in place by a smaller object (an IND) must
+ * have the words it gives up zeroed, so that a linear walk of its block can
+ * step over them (Note [Heap walkability] in layout.h). Only the walkers
+ * need it: the sanity checker (debug way) and the heap census (-h). A
+ * collector that walks blocks linearly sets it too. Set at start-up.
+ */
+extern bool sm_zero_slop;
+
 extern generation *generations;
 extern uint32_t n_generations;
 extern generation *g0;
