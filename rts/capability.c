@@ -17,13 +17,27 @@ uint32_t n_capabilities;
 
 static __thread Capability *my_cap;
 
+/* A suspended thread (rts_suspend): the capability it gave up; the token is this variable's
+ * address. */
+static __thread Capability *my_suspended_cap;
+
+/* A capability on its own cache lines: HsRegs (hp, hplim, barrier) on the first. */
+static Capability *new_cap(void)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, sizeof(Capability)) != 0)
+        hooks_os_alloc_failed(sizeof(Capability), "capability");
+    memset(p, 0, sizeof(Capability));
+    return p;
+}
+
 void cap_init(void)
 {
     /* Until the threaded way exists there is exactly one capability. */
     n_capabilities = 1;
     capabilities = hooks_calloc(n_capabilities, sizeof(Capability *), "capabilities");
     for (uint32_t i = 0; i < n_capabilities; i++) {
-        Capability *cap = hooks_calloc(1, sizeof(Capability), "capability");
+        Capability *cap = new_cap();
         cap->no = i;
         pthread_mutex_init(&cap->lock, NULL);
         pthread_cond_init(&cap->released, NULL);
@@ -42,6 +56,33 @@ void cap_exit(void)
     capabilities = NULL;
     n_capabilities = 0;
     my_cap = NULL;
+    my_suspended_cap = NULL;
+}
+
+/* Take cap (wait while another thread has it). */
+static void acquire(Capability *cap)
+{
+    pthread_mutex_lock(&cap->lock);
+    if (cap->in_use) {
+        cap->n_waiting++;
+        while (cap->in_use)
+            pthread_cond_wait(&cap->released, &cap->lock);
+        cap->n_waiting--;
+    }
+    cap->in_use = true;
+    cap->owner = pthread_self();
+    cap->acquisitions++;
+    pthread_mutex_unlock(&cap->lock);
+    my_cap = cap;
+}
+
+static void release(Capability *cap)
+{
+    my_cap = NULL;
+    pthread_mutex_lock(&cap->lock);
+    cap->in_use = false;
+    pthread_cond_broadcast(&cap->released);
+    pthread_mutex_unlock(&cap->lock);
 }
 
 Capability *cap_mine(void)
@@ -55,14 +96,10 @@ Capability *rts_lock(void)
         msg_fatal(1, "rts_lock: the runtime is not running (call hs_init first)");
     if (my_cap)
         msg_fatal(1, "rts_lock: this thread already holds capability %u", my_cap->no);
+    if (my_suspended_cap)
+        msg_fatal(1, "rts_lock: this thread is suspended in a foreign call (call rts_resume)");
     Capability *cap = capabilities[0];
-    pthread_mutex_lock(&cap->lock);
-    while (cap->in_use)
-        pthread_cond_wait(&cap->released, &cap->lock);
-    cap->in_use = true;
-    cap->owner = pthread_self();
-    pthread_mutex_unlock(&cap->lock);
-    my_cap = cap;
+    acquire(cap);
     threads_attach(cap);
     return cap;
 }
@@ -81,11 +118,74 @@ void rts_unlock(Capability *cap)
     if (cap == NULL || cap != my_cap)
         cap_misuse("rts_unlock", cap);
     threads_detach(cap);
+    release(cap);
+}
+
+/* --- safepoints and safe foreign calls (include/rts/Safepoints.h) ------------------ */
+
+void rts_yield(Capability *cap)
+{
+    if (cap == NULL || cap != my_cap)
+        cap_misuse("rts_yield", cap);
+    pthread_mutex_lock(&cap->lock);
+    bool others = cap->n_waiting > 0;
+    pthread_mutex_unlock(&cap->lock);
+    if (!others)
+        return;
+    /* Give the waiters a turn: wait until one has had the capability, then take it back. */
+    threads_detach(cap);
     my_cap = NULL;
     pthread_mutex_lock(&cap->lock);
+    uint64_t seen = cap->acquisitions;
     cap->in_use = false;
-    pthread_cond_signal(&cap->released);
+    pthread_cond_broadcast(&cap->released);
+    cap->n_waiting++;
+    while (cap->in_use || cap->acquisitions == seen)
+        pthread_cond_wait(&cap->released, &cap->lock);
+    cap->n_waiting--;
+    cap->in_use = true;
+    cap->owner = pthread_self();
+    cap->acquisitions++;
     pthread_mutex_unlock(&cap->lock);
+    my_cap = cap;
+    threads_attach(cap);
+}
+
+void *rts_suspend(Capability *cap)
+{
+    if (cap == NULL || cap != my_cap)
+        cap_misuse("rts_suspend", cap);
+    threads_detach(cap);
+    my_suspended_cap = cap;
+    release(cap);
+    return &my_suspended_cap;
+}
+
+Capability *rts_resume(void *token)
+{
+    if (!startup_running())
+        msg_fatal(1, "rts_resume: the runtime is not running");
+    if (my_cap)
+        msg_fatal(1, "rts_resume: this thread holds capability %u; it was not suspended",
+                  my_cap->no);
+    if (token != (void *)&my_suspended_cap || my_suspended_cap == NULL)
+        msg_fatal(1, "rts_resume: %p is not the token of this thread's rts_suspend", token);
+    Capability *cap = my_suspended_cap;
+    my_suspended_cap = NULL;
+    acquire(cap); /* the same capability: see the capability rule in rts/Safepoints.h */
+    threads_attach(cap);
+    return cap;
+}
+
+void *suspendThread(Capability *cap, bool interruptible)
+{
+    (void)interruptible;
+    return rts_suspend(cap);
+}
+
+Capability *resumeThread(void *token)
+{
+    return rts_resume(token);
 }
 
 void cap_check(const Capability *cap)

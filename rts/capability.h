@@ -7,9 +7,11 @@
  * thread holds at most one capability at a time, between rts_lock() and
  * rts_unlock(); without one it must not touch the heap.
  *
- * Locking: `lock` guards in_use/owner; everything else belongs to the OS
- * thread holding the capability, or to the collector while the world is
- * stopped.
+ * Locking: `lock` guards the ownership fields; everything else belongs to
+ * the OS thread holding the capability, or to the collector while the
+ * world is stopped. A thread always gets back the capability it gave up
+ * (rts_yield, rts_suspend/rts_resume, waiting on a blackhole): see the
+ * capability rule in include/rts/Safepoints.h.
  */
 #ifndef RTS_CAPABILITY_H
 #define RTS_CAPABILITY_H
@@ -54,11 +56,13 @@ struct Capability_ {
      */
     char *eval_mark;
 
-    /* Ownership. */
+    /* Ownership: guarded by `lock`. */
     pthread_mutex_t lock;
-    pthread_cond_t released;
+    pthread_cond_t released; /* broadcast whenever in_use becomes false */
     bool in_use;
     pthread_t owner;
+    uint32_t n_waiting;    /* threads waiting in acquire (or rts_yield) */
+    uint64_t acquisitions; /* times taken, so a yielding thread sees another had a turn */
 };
 
 extern Capability **capabilities;

@@ -108,11 +108,11 @@ static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
     StgClosure **r = rts_push_roots(cap, 1);
     r[0] = cap->scratch[0];
     cap->scratch[0] = NULL;
-    rts_unlock(cap);
+    void *token = rts_suspend(cap);
     sched_yield();
-    Capability *again = rts_lock();
-    if (again != cap)
-        msg_barf("blackhole_wait: came back on capability %u instead of %u", again->no, cap->no);
+    Capability *again = rts_resume(token);
+    ASSERT(again == cap); /* the capability rule (include/rts/Safepoints.h) */
+    (void)again;
     p = r[0];
     rts_pop_roots(cap, r);
     return p;
@@ -251,8 +251,9 @@ static StgClosure *enter_thunk(Capability *cap, StgClosure *q, const StgInfoTabl
  */
 RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
 {
-    if (RTS_UNLIKELY((GET_TAG(t) != 0) | sm_zero_slop)) {
-        rts_update_thunk(cap, UNTAG(t), v); /* a CAF (tagged), or the slop must be zeroed */
+    if (RTS_UNLIKELY((GET_TAG(t) != 0) | sm_zero_slop | (HS_REGS(cap)->barrier != 0))) {
+        /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
+        rts_update_thunk(cap, UNTAG(t), v);
         return;
     }
     /* Not even t's header is read: it may be a miss, and nothing here needs it. */

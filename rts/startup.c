@@ -26,6 +26,9 @@
 #include "stats/stats.h"
 #include "threads.h"
 
+/* The ABI check's symbol (rts/Config.h): what objects compiled against these headers refer to. */
+const int HSRTS_ABI_SYMBOL(HSRTS_ABI_VERSION) = HSRTS_ABI_VERSION;
+
 static int init_count;
 static bool shut_down;
 static bool running;

@@ -19,10 +19,15 @@
  */
 extern RTS_EXPORT StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value,
                                        HsFinalizer finalizer, void *env);
-/* The value, or NULL once the weak pointer is dead. */
-extern RTS_EXPORT StgClosure *rts_deref_weak(const StgWeak *w);
-/* Kill the weak pointer now and run its finalizer (if it has not run). */
-extern RTS_EXPORT void rts_finalize_weak(StgWeak *w);
+/*
+ * GHC's deRefWeak#: true and *value = the value while the weak pointer is
+ * alive (a live weak's value may itself be NULL); false once it is dead.
+ * The value is reported to a concurrent mark, so it survives it. Never
+ * collects.
+ */
+extern RTS_EXPORT HsBool rts_deref_weak(Capability *cap, const StgWeak *w, StgClosure **value);
+/* Kill the weak pointer now and run its C finalizer (if it has not run). Never collects. */
+extern RTS_EXPORT void rts_finalize_weak(Capability *cap, StgWeak *w);
 
 /* Stable pointers: a root until freed, and a handle C code may keep anywhere. */
 extern RTS_EXPORT HsStablePtr getStablePtr(StgPtr p);

@@ -8,6 +8,7 @@
 #include "capability.h"
 #include "hooks.h"
 #include "messages.h"
+#include "sm/barrier_sink.h"
 #include "sm/evac.h"
 #include "sm/gc_util.h"
 
@@ -65,10 +66,21 @@ StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFina
     return w;
 }
 
-StgClosure *rts_deref_weak(const StgWeak *w)
+HsBool rts_deref_weak(Capability *cap, const StgWeak *w, StgClosure **value)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_deref_weak", cap);
     w = (const StgWeak *)UNTAG((const StgClosure *)w);
-    return w->info == &stg_DEAD_WEAK_info ? NULL : w->value;
+    if (w->info == &stg_DEAD_WEAK_info) {
+        *value = NULL;
+        return 0;
+    }
+    StgClosure *v = w->value;
+    /* Handing the value out makes it reachable from the mutator: a mark must see it. */
+    if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
+        sm_barrier_note(cap, (StgClosure *)w, (StgClosure **)&w->value, v);
+    *value = v;
+    return 1;
 }
 
 static void queue(HsFinalizer fn, void *env)
@@ -90,8 +102,10 @@ static void kill(StgWeak *w)
     w->key = w->value = w->finalizer = NULL;
 }
 
-void rts_finalize_weak(StgWeak *w)
+void rts_finalize_weak(Capability *cap, StgWeak *w)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_finalize_weak", cap);
     w = (StgWeak *)UNTAG((StgClosure *)w);
     for (StgWord i = 0; i < n_weak; i++) {
         if (table[i] == w) {

@@ -24,6 +24,29 @@ for way in v debug; do
         "misuse_eval: rts_eval: this thread does not hold capability 0"
     check hs-exit-inside-eval \
         "misuse_eval: hs_exit: called from inside an evaluation; entry code that ends the program calls shutdownHaskellAndExit"
+    t "resume-without-suspend ($way)"
+    run -- $p resume-without-suspend
+    rc_is 1
+    err_lines_is 1
+    err_has "misuse_eval: rts_resume: this thread holds capability 0; it was not suspended"
+    t "resume-bad-token ($way)"
+    run -- $p resume-bad-token
+    rc_is 1
+    err_lines_is 1
+    err_has "is not the token of this thread's rts_suspend"
+    t "resume-twice ($way)"
+    run -- $p resume-twice
+    rc_is 1
+    err_is "misuse_eval: rts_resume: this thread holds capability 0; it was not suspended"
+    check yield-without-capability "misuse_eval: rts_yield: this thread does not hold capability 0"
+    for kind in array small-array; do
+        t "cas-frozen-$kind ($way)"
+        run -- $p cas-frozen-$kind
+        rc_is 1
+        err_lines_is 1
+        err_has "is frozen (closure type "
+        err_has "thaw it before writing"
+    done
     t "update-non-thunk ($way)"
     run -- $p update-non-thunk
     rc_is 1

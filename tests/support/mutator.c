@@ -319,8 +319,8 @@ static void op_deref_weak(Mutator *m)
     int s = find_root(m, WEAK, WEAK);
     if (s < 0)
         return;
-    StgClosure *v = rts_deref_weak((StgWeak *)m->roots[s]);
-    if (v)
+    StgClosure *v;
+    if (rts_deref_weak(m->cap, (StgWeak *)m->roots[s], &v) && v)
         set_root(m, random_slot(m), v);
 }
 

@@ -30,6 +30,14 @@ static StgWord word_of(StgClosure *c)
     return ((StgWord *)UNTAG(c)->payload)[1];
 }
 
+/* The value of a live weak pointer, or NULL once it is dead (these tests never store NULL values).
+ */
+static StgClosure *weak_value(Capability *cap, StgClosure *w)
+{
+    StgClosure *v;
+    return rts_deref_weak(cap, (StgWeak *)w, &v) ? v : NULL;
+}
+
 static void start(void)
 {
     test_start_rts("check_stable", "-A16k", 1);
@@ -63,14 +71,14 @@ START_TEST(finalizer_runs_once_after_key_dies)
         if (i % 5 == 0)
             performMajorGC();
         ck_assert_int_eq(fin_count[0], 0);
-        StgClosure *v = rts_deref_weak((StgWeak *)r[1]);
+        StgClosure *v = weak_value(cap, r[1]);
         ck_assert_ptr_nonnull(v);
         ck_assert_uint_eq(word_of(v), 77); /* the value lives only through the weak */
     }
     r[0] = NULL; /* the key dies */
     performMajorGC();
     ck_assert_int_eq(fin_count[0], 1);
-    ck_assert_ptr_null(rts_deref_weak((StgWeak *)r[1]));
+    ck_assert_ptr_null(weak_value(cap, r[1]));
     performMajorGC();
     churn(cap, 2000);
     ck_assert_int_eq(fin_count[0], 1);
@@ -109,12 +117,12 @@ START_TEST(finalize_weak_runs_it_now_and_only_once)
     StgClosure **r = rts_push_roots(cap, 2);
     r[0] = mk_box(cap, NULL, 1);
     r[1] = (StgClosure *)rts_mk_weak(cap, r[0], r[0], count_fin, (void *)2);
-    rts_finalize_weak((StgWeak *)r[1]);
+    rts_finalize_weak(cap, (StgWeak *)r[1]);
     ck_assert_int_eq(fin_count[2], 1);
-    ck_assert_ptr_null(rts_deref_weak((StgWeak *)r[1]));
+    ck_assert_ptr_null(weak_value(cap, r[1]));
     r[0] = NULL;
     performMajorGC();
-    rts_finalize_weak((StgWeak *)r[1]);
+    rts_finalize_weak(cap, (StgWeak *)r[1]);
     ck_assert_int_eq(fin_count[2], 1);
     rts_pop_roots(cap, r);
     rts_unlock(cap);
@@ -176,20 +184,20 @@ START_TEST(weak_values_keep_other_keys_alive)
     StgClosure *k2 = mk_box(cap, NULL, 2);
     r[1] = (StgClosure *)rts_mk_weak(cap, r[0], k2, count_fin, (void *)5);
     r[2] = mk_box(cap, NULL, 3); /* v2; k2 is read after this allocation */
-    k2 = rts_deref_weak((StgWeak *)r[1]);
+    k2 = weak_value(cap, r[1]);
     r[2] = (StgClosure *)rts_mk_weak(cap, k2, r[2], count_fin, (void *)6);
     for (int i = 0; i < 5; i++) {
         churn(cap, 1000);
         performMajorGC();
     }
     ck_assert_int_eq(fin_count[5] + fin_count[6], 0);
-    ck_assert_uint_eq(word_of(rts_deref_weak((StgWeak *)r[2])), 3);
-    ck_assert_ptr_eq(UNTAG(rts_deref_weak((StgWeak *)r[1])), UNTAG(((StgWeak *)r[2])->key));
+    ck_assert_uint_eq(word_of(weak_value(cap, r[2])), 3);
+    ck_assert_ptr_eq(UNTAG(weak_value(cap, r[1])), UNTAG(((StgWeak *)r[2])->key));
     r[0] = NULL;
     performMajorGC();
     ck_assert_int_eq(fin_count[5], 1);
     ck_assert_int_eq(fin_count[6], 1);
-    ck_assert_ptr_null(rts_deref_weak((StgWeak *)r[2]));
+    ck_assert_ptr_null(weak_value(cap, r[2]));
     rts_pop_roots(cap, r);
     rts_unlock(cap);
     hs_exit();

@@ -92,6 +92,31 @@ int main(int argc, char *argv[])
         rts_pop_roots(cap, r);
         rts_unlock(cap);
         rts_eval(cap, t);
+    } else if (strcmp(mode, "resume-without-suspend") == 0) {
+        static int fake;
+        rts_resume(&fake);
+    } else if (strcmp(mode, "resume-bad-token") == 0) {
+        static int fake;
+        (void)rts_suspend(cap);
+        rts_resume(&fake);
+    } else if (strcmp(mode, "resume-twice") == 0) {
+        void *token = rts_suspend(cap);
+        rts_resume(token);
+        rts_resume(token);
+    } else if (strcmp(mode, "yield-without-capability") == 0) {
+        rts_pop_roots(cap, r);
+        rts_unlock(cap);
+        rts_yield(cap);
+    } else if (strcmp(mode, "cas-frozen-array") == 0) {
+        StgMutArrPtrs *a = rts_new_array(cap, 4, NULL);
+        rts_freeze_array(cap, a);
+        StgClosure *res;
+        rts_cas_array(cap, a, 0, NULL, NULL, &res);
+    } else if (strcmp(mode, "cas-frozen-small-array") == 0) {
+        StgSmallMutArrPtrs *a = rts_new_small_array(cap, 4, NULL);
+        rts_freeze_small_array(cap, a);
+        StgClosure *res;
+        rts_cas_small_array(cap, a, 0, NULL, NULL, &res);
     } else if (strcmp(mode, "hs-exit-inside-eval") == 0) {
         rts_eval(cap, mk_thunk(cap, &exit_info));
     } else {
