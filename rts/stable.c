@@ -112,11 +112,11 @@ void freeStablePtr(HsStablePtr sp)
     hs_free_stable_ptr(sp);
 }
 
-void stable_ptr_evacuate_roots(void)
+void stable_ptr_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 {
     for (StgWord i = 0; i < sp_size; i++)
         if (stable_ptrs[i].used)
-            evacuate(&stable_ptrs[i].addr);
+            f(ctx, &stable_ptrs[i].addr);
 }
 
 StgWord stable_ptr_count(void)

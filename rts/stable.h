@@ -17,8 +17,8 @@
 void stable_init(void);
 void stable_exit(void);
 
-/* Collector: evacuate every stable pointer. */
-void stable_ptr_evacuate_roots(void);
+/* Collector (sm/roots.c): f(ctx, slot) for every stable pointer in use. */
+void stable_ptr_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 /* Collector, after scavenging and before from-space is freed: update names. */
 void stable_name_gc(void);
 

@@ -12,7 +12,6 @@
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
-#include "sm/evac.h"
 #include "sm/mut_list.h"
 #include "sm/storage.h"
 
@@ -172,11 +171,13 @@ void threads_forget_mine(void)
     my_index = -1;
 }
 
-void threads_evacuate_roots(void)
+void threads_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 {
+    pthread_mutex_lock(&table_lock);
     for (uint32_t i = 0; i < table_size; i++)
         if (table[i])
-            evacuate((StgClosure **)&table[i]);
+            f(ctx, (StgClosure **)&table[i]);
+    pthread_mutex_unlock(&table_lock);
 }
 
 uint32_t threads_count(void)

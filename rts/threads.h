@@ -43,8 +43,12 @@ void threads_detach(Capability *cap);
 /* The calling OS thread is done with the runtime: forget its TSO. */
 void threads_forget_mine(void);
 
-/* Collector: evacuate every TSO in the thread table. */
-void threads_evacuate_roots(void);
+/*
+ * Collector (sm/roots.c): f(ctx, slot) for every TSO in the thread table.
+ * The table's lock is held meanwhile (other OS threads may be making
+ * threads: see new_thread).
+ */
+void threads_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 
 /*
  * Make room for a frame of `words` words on the current thread's stack and

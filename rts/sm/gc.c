@@ -27,6 +27,7 @@
 #include "messages.h"
 #include "sm/evac.h"
 #include "sm/mut_list.h"
+#include "sm/roots.h"
 #include "sm/sanity.h"
 #include "sm/scav.h"
 #include "sm/statics.h"
@@ -36,7 +37,8 @@
 #include "stats/stats.h"
 #include "threads.h"
 
-gc_thread gc_thread_0;
+/* One GC thread's state; the parallel collector will have one per GC thread. */
+static gc_thread gc_threads[1];
 uint64_t gc_count;
 
 static bdescr ***saved_mut_lists; /* [cap][gen] */
@@ -46,6 +48,7 @@ void gc_init(void)
     if (n_generations > GC_MAX_GENERATIONS)
         msg_fatal(1, "-G%u: at most %d generations are supported", n_generations,
                   GC_MAX_GENERATIONS);
+    gc_thread *gct = &gc_threads[0];
     memset(gct, 0, sizeof *gct);
     for (uint32_t g = 0; g < n_generations; g++)
         gct->ws[g].gen = &generations[g];
@@ -65,7 +68,7 @@ void gc_exit(void)
     }
 }
 
-StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size)
+StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
 {
     bdescr *bd = ws->todo_bd;
     if (size > BLOCK_SIZE_W)
@@ -112,7 +115,7 @@ static void prepare_collected_gen(generation *gen)
     gen->n_large_words = 0;
 }
 
-static void prepare(uint32_t N)
+static void prepare(gc_thread *gct, uint32_t N)
 {
     for (uint32_t c = 0; c < n_capabilities; c++) {
         Capability *cap = capabilities[c];
@@ -149,7 +152,7 @@ static void prepare(uint32_t N)
 }
 
 /* Move a workspace's to-space blocks and large objects into its generation. */
-static void finish_workspace(gen_workspace *ws)
+static void finish_workspace(gc_thread *gct, gen_workspace *ws)
 {
     generation *gen = ws->gen;
     bdescr *bd = ws->todo_bd;
@@ -191,6 +194,20 @@ static void free_dead_large_objects(generation *gen)
     sm_unlock();
 }
 
+/* The copying policy's root visitor: evacuate each root. */
+typedef struct {
+    RootVisitor v;
+    gc_thread *gct;
+} EvacVisitor;
+
+static void evac_root(RootVisitor *v, StgClosure **slot, RootKind kind)
+{
+    gc_thread *gct = ((EvacVisitor *)v)->gct;
+    /* A CAF's value belongs to the oldest generation (Note [CAFs and SRTs]). */
+    gct->evac_gen_no = kind == ROOT_CAF ? oldest_gen->no : 0;
+    evacuate(gct, slot);
+}
+
 void gc_collect(Capability *cap, bool force_major, GcReason reason)
 {
     stats_gc_start();
@@ -211,34 +228,26 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         sanity_check_heap("before GC", false);
 #endif
 
-    prepare(N);
-    statics_gc_start(major);
+    gc_thread *gct = &gc_threads[0];
+    prepare(gct, N);
+    statics_gc_start(gct, major);
     weak_gc_start();
 
-    /* Roots. */
-    scav_mut_lists(saved_mut_lists, N);
-    gct->evac_gen_no = 0;
-    for (uint32_t c = 0; c < n_capabilities; c++) {
-        Capability *cap_c = capabilities[c];
-        if (cap_c->r.tso)
-            evacuate((StgClosure **)&cap_c->r.tso);
-        for (uint32_t i = 0; i < sizeof cap_c->scratch / sizeof cap_c->scratch[0]; i++)
-            evacuate(&cap_c->scratch[i]);
-    }
-    threads_evacuate_roots();
-    stable_ptr_evacuate_roots();
-    statics_evacuate_cafs();
+    /* Roots (Note [The root visitor] in roots.h). */
+    scav_mut_lists(gct, saved_mut_lists, N);
+    EvacVisitor ev = {{evac_root}, gct};
+    roots_visit(&ev.v, ROOTS_REACHABILITY);
 
-    scav_loop();
-    while (weak_traverse())
-        scav_loop();
+    scav_loop(gct);
+    while (weak_traverse(gct))
+        scav_loop(gct);
     weak_gc_dead();
     stable_name_gc();
-    statics_gc_end();
+    statics_gc_end(gct);
 
     /* Finish. */
     for (uint32_t g = 0; g < n_generations; g++)
-        finish_workspace(&gct->ws[g]);
+        finish_workspace(gct, &gct->ws[g]);
     for (uint32_t g = 0; g <= N; g++) {
         generation *gen = &generations[g];
         bd_free_chain_lock(gen->old_blocks);

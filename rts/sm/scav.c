@@ -9,15 +9,16 @@
 #include "sm/evac.h"
 #include "sm/layout.h"
 #include "sm/mut_list.h"
+#include "sm/roots.h"
 #include "sm/statics.h"
 #include "flags/flags.h"
 
 uint64_t scav_cards_scanned;
 
-RTS_INLINE void scav_range(StgClosure **fields, StgWord n)
+RTS_INLINE void scav_range(gc_thread *gct, StgClosure **fields, StgWord n)
 {
     for (StgWord i = 0; i < n; i++)
-        evacuate(&fields[i]);
+        evacuate(gct, &fields[i]);
 }
 
 bool scav_stack_is_active(const StgStack *s)
@@ -28,7 +29,7 @@ bool scav_stack_is_active(const StgStack *s)
     return false;
 }
 
-static void scav_stack_frames(StgStack *s)
+static void scav_stack_frames(gc_thread *gct, StgStack *s)
 {
     StgPtr p = s->sp;
     StgPtr end = s->stack + s->stack_size;
@@ -40,14 +41,14 @@ static void scav_stack_frames(StgStack *s)
                       "scavenge: bad stack frame at %p (info %p) in stack %p; the stack is corrupt",
                       (void *)p, (const void *)info, (void *)s);
         if (gct->mark_statics && info->srt)
-            statics_mark_srt(info->srt);
+            statics_mark_srt(gct, info->srt);
         StgClosure **slots = (StgClosure **)(p + f.first_slot);
         if (f.all_ptrs) {
-            scav_range(slots, f.n_slots);
+            scav_range(gct, slots, f.n_slots);
         } else {
             for (StgWord i = 0; i < f.n_slots; i++)
                 if (frame_slot_is_ptr(&f, i))
-                    evacuate(&slots[i]);
+                    evacuate(gct, &slots[i]);
         }
         if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
             break;
@@ -60,7 +61,7 @@ static void scav_stack_frames(StgStack *s)
  * the dirty cards (an old array from a remembered set). Each card ends up
  * marked iff it still points young; the header says whether any does.
  */
-static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
+static void scav_mut_arr(gc_thread *gct, StgMutArrPtrs *a, bool dirty_cards_only)
 {
     uint8_t *cards = mut_arr_ptrs_cards(a);
     StgWord n_cards = (a->ptrs + (1u << MUT_ARR_PTRS_CARD_BITS) - 1) >> MUT_ARR_PTRS_CARD_BITS;
@@ -75,7 +76,7 @@ static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
         if (hi > a->ptrs)
             hi = a->ptrs;
         gct->failed_to_evac = false;
-        scav_range(&a->payload[lo], hi - lo);
+        scav_range(gct, &a->payload[lo], hi - lo);
         scav_cards_scanned++;
         cards[c] = gct->failed_to_evac;
         any |= gct->failed_to_evac;
@@ -95,20 +96,20 @@ static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
  * when the object must stay on (or go onto) a remembered set.
  * `from_mut_list`: the object is an old one taken from a remembered set.
  */
-static StgWord scav_object(StgClosure *q, bool from_mut_list)
+static StgWord scav_object(gc_thread *gct, StgClosure *q, bool from_mut_list)
 {
     const StgInfoTable *info = q->info;
     Layout l;
 
     switch (info->type) {
     case CONSTR:
-        scav_range(q->payload, info->ptrs);
+        scav_range(gct, q->payload, info->ptrs);
         return 1 + (StgWord)info->ptrs + info->nptrs;
 
     case FUN:
         if (gct->mark_statics && info->srt)
-            statics_mark_srt(info->srt);
-        scav_range(q->payload, info->ptrs);
+            statics_mark_srt(gct, info->srt);
+        scav_range(gct, q->payload, info->ptrs);
         return 1 + (StgWord)info->ptrs + info->nptrs;
 
     case WEAK:
@@ -119,11 +120,11 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
     case AP:
     case THUNK_SELECTOR:
         if (gct->mark_statics && info->srt)
-            statics_mark_srt(info->srt);
+            statics_mark_srt(gct, info->srt);
         l = layout_of(q, info);
         /* A thunk under evaluation left in place: its free variables are dead. */
         if (!(((StgThunk *)q)->slot & 1))
-            scav_range((StgClosure **)q + l.ptr_off, l.n_ptrs);
+            scav_range(gct, (StgClosure **)q + l.ptr_off, l.n_ptrs);
         return l.size;
 
     case MUT_VAR_CLEAN:
@@ -131,7 +132,7 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
         StgMutVar *mv = (StgMutVar *)q;
         bool saved = gct->eager_promotion;
         gct->eager_promotion = false;
-        evacuate(&mv->var);
+        evacuate(gct, &mv->var);
         gct->eager_promotion = saved;
         mv->info = gct->failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
         return 2;
@@ -141,7 +142,7 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
     case MUT_ARR_PTRS_DIRTY:
     case MUT_ARR_PTRS_FROZEN_CLEAN:
     case MUT_ARR_PTRS_FROZEN_DIRTY:
-        scav_mut_arr((StgMutArrPtrs *)q, from_mut_list);
+        scav_mut_arr(gct, (StgMutArrPtrs *)q, from_mut_list);
         return layout_of(q, info).size;
 
     case SMALL_MUT_ARR_PTRS_CLEAN:
@@ -151,7 +152,7 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
         StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)q;
         bool saved = gct->eager_promotion;
         gct->eager_promotion = false;
-        scav_range(a->payload, a->ptrs);
+        scav_range(gct, a->payload, a->ptrs);
         gct->eager_promotion = saved;
         bool frozen = info->type == SMALL_MUT_ARR_PTRS_FROZEN_CLEAN ||
                       info->type == SMALL_MUT_ARR_PTRS_FROZEN_DIRTY;
@@ -169,8 +170,8 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
         StgTSO *t = (StgTSO *)q;
         bool saved = gct->eager_promotion;
         gct->eager_promotion = false;
-        evacuate((StgClosure **)&t->link);
-        evacuate((StgClosure **)&t->stackobj);
+        evacuate(gct, (StgClosure **)&t->link);
+        evacuate(gct, (StgClosure **)&t->stackobj);
         gct->eager_promotion = saved;
         /* A spare chunk is reachable from nowhere else: it dies here. */
         t->spare = NULL;
@@ -185,7 +186,7 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
         StgStack *s = (StgStack *)q;
         bool saved = gct->eager_promotion;
         gct->eager_promotion = false;
-        scav_stack_frames(s);
+        scav_stack_frames(gct, s);
         gct->eager_promotion = saved;
         /* The chunk a thread is running on will be written again: keep it remembered. */
         if (scav_stack_is_active(s))
@@ -198,7 +199,7 @@ static StgWord scav_object(StgClosure *q, bool from_mut_list)
         l = layout_of(q, info);
         if (l.size == 0)
             evac_bad_object(q, "scavenge");
-        scav_range((StgClosure **)q + l.ptr_off, l.n_ptrs);
+        scav_range(gct, (StgClosure **)q + l.ptr_off, l.n_ptrs);
         return l.size;
     }
 }
@@ -210,7 +211,7 @@ static void push_scanned(gen_workspace *ws, bdescr *bd)
 }
 
 /* Cheney-scan a to-space block from its scan pointer. */
-static void scav_block(gen_workspace *ws, bdescr *bd)
+static void scav_block(gc_thread *gct, gen_workspace *ws, bdescr *bd)
 {
     uint32_t gen_no = bd->gen_no;
     StgPtr p = bd->u.scan;
@@ -222,7 +223,7 @@ static void scav_block(gen_workspace *ws, bdescr *bd)
         if (p >= lim)
             break;
         gct->failed_to_evac = false;
-        StgWord size = scav_object((StgClosure *)p, false);
+        StgWord size = scav_object(gct, (StgClosure *)p, false);
         if (gct->failed_to_evac && gen_no > 0)
             mut_list_record(gct->cap, (StgClosure *)p, gen_no);
         p += size;
@@ -233,18 +234,18 @@ static void scav_block(gen_workspace *ws, bdescr *bd)
         push_scanned(ws, bd);
 }
 
-static void scav_large(gen_workspace *ws, bdescr *bd)
+static void scav_large(gc_thread *gct, gen_workspace *ws, bdescr *bd)
 {
     gct->evac_gen_no = bd->gen_no;
     gct->failed_to_evac = false;
-    scav_object((StgClosure *)bd->start, false);
+    scav_object(gct, (StgClosure *)bd->start, false);
     if (gct->failed_to_evac && bd->gen_no > 0)
         mut_list_record(gct->cap, (StgClosure *)bd->start, bd->gen_no);
     bd->link = ws->large_done;
     ws->large_done = bd;
 }
 
-void scav_loop(void)
+void scav_loop(gc_thread *gct)
 {
     bool work;
     do {
@@ -254,49 +255,48 @@ void scav_loop(void)
             bdescr *bd;
             while ((bd = ws->todo_large) != NULL) {
                 ws->todo_large = bd->link;
-                scav_large(ws, bd);
+                scav_large(gct, ws, bd);
                 work = true;
             }
             while ((bd = ws->todo_q) != NULL) {
                 ws->todo_q = bd->link;
-                scav_block(ws, bd);
+                scav_block(gct, ws, bd);
                 work = true;
             }
             bd = ws->todo_bd;
             if (bd && bd->u.scan < ws->todo_free) {
-                scav_block(ws, bd);
+                scav_block(gct, ws, bd);
                 work = true;
             }
         }
-        if (statics_scavenge())
+        if (statics_scavenge(gct))
             work = true;
         gct->scav_find_work++;
     } while (work);
 }
 
-void scav_mut_lists(bdescr ***saved, uint32_t N)
+/* One remembered object of generation g, as a root (roots_visit_remembered). */
+static void scav_remembered(void *ctx, StgClosure *q, uint32_t g)
 {
-    for (uint32_t c = 0; c < n_capabilities; c++) {
+    gc_thread *gct = ctx;
+    uint32_t type = q->info->type;
+    /* Cleaned since it was recorded (it is already off the set). */
+    if (type == MUT_VAR_CLEAN || type == MUT_ARR_PTRS_CLEAN || type == SMALL_MUT_ARR_PTRS_CLEAN ||
+        (type == STACK && !((StgStack *)q)->dirty))
+        return;
+    gct->evac_gen_no = g;
+    gct->failed_to_evac = false;
+    scav_object(gct, q, true);
+    if (gct->failed_to_evac)
+        mut_list_record(gct->cap, q, g);
+}
+
+void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N)
+{
+    roots_visit_remembered(saved, N, scav_remembered, gct);
+    for (uint32_t c = 0; c < n_capabilities; c++)
         for (uint32_t g = N + 1; g < n_generations; g++) {
-            bdescr *bd = saved[c][g];
-            gct->evac_gen_no = g;
-            for (; bd; bd = bd->link) {
-                for (StgPtr e = bd->start; e < bd->free; e++) {
-                    StgClosure *q = (StgClosure *)*e;
-                    uint32_t type = q->info->type;
-                    /* Cleaned since it was recorded (it is already off the set). */
-                    if (type == MUT_VAR_CLEAN || type == MUT_ARR_PTRS_CLEAN ||
-                        type == SMALL_MUT_ARR_PTRS_CLEAN ||
-                        (type == STACK && !((StgStack *)q)->dirty))
-                        continue;
-                    gct->failed_to_evac = false;
-                    scav_object(q, true);
-                    if (gct->failed_to_evac)
-                        mut_list_record(gct->cap, q, g);
-                }
-            }
             bd_free_chain_lock(saved[c][g]);
             saved[c][g] = NULL;
         }
-    }
 }

@@ -12,10 +12,10 @@
  * taken from the capabilities at the start of the collection), freeing
  * them; entries that still point young are re-recorded.
  */
-void scav_mut_lists(bdescr ***saved, uint32_t N);
+void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N);
 
 /* Scavenge until every workspace is fully scanned. */
-void scav_loop(void);
+void scav_loop(gc_thread *gct);
 
 /* Counter since start-up: array cards scanned. */
 extern uint64_t scav_cards_scanned;

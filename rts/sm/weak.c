@@ -126,7 +126,7 @@ void weak_gc_start(void)
         kept[i] = false;
 }
 
-bool weak_traverse(void)
+bool weak_traverse(gc_thread *gct)
 {
     bool progress = false;
     for (StgWord i = 0; i < n_weak; i++) {
@@ -142,12 +142,12 @@ bool weak_traverse(void)
         kept[i] = true;
         progress = true;
         gct->evac_gen_no = 0;
-        evacuate((StgClosure **)&table[i]);
+        evacuate(gct, (StgClosure **)&table[i]);
         StgWeak *w = table[i];
         w->key = key;
         gct->evac_gen_no = Bdescr(w)->gen_no;
-        evacuate(&w->value);
-        evacuate(&w->finalizer);
+        evacuate(gct, &w->value);
+        evacuate(gct, &w->finalizer);
         gct->evac_gen_no = 0;
     }
     return progress;
@@ -196,6 +196,12 @@ void weak_run_all_at_exit(void)
     }
     n_weak = 0;
     weak_run_pending();
+}
+
+void weak_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
+{
+    for (StgWord i = 0; i < n_weak; i++)
+        f(ctx, (StgClosure **)&table[i]);
 }
 
 StgWord weak_count(void)
