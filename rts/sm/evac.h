@@ -153,9 +153,9 @@ loop:
         StgWord slot = ((StgThunk *)q)->slot;
         if (slot & 1) {
             /*
-             * Under evaluation: its entry code has read the free variables
-             * it needs (include/README.md, "Evaluation"), so only the
-             * owner survives, as a BLACKHOLE; the free variables may die.
+             * Under evaluation: only the owner survives, as a BLACKHOLE; the
+             * free variables may die. See Note [Blackholed free variables]
+             * in scan.h.
              */
             StgPtr to = gc_alloc_for_copy(gct, SIZEOF_W(StgBlackhole), dest_gen(gct, bd));
             ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;

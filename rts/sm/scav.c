@@ -10,6 +10,7 @@
 #include "sm/layout.h"
 #include "sm/mut_list.h"
 #include "sm/roots.h"
+#include "sm/scan.h"
 #include "sm/statics.h"
 #include "flags/flags.h"
 
@@ -91,98 +92,86 @@ static void scav_mut_arr(gc_thread *gct, StgMutArrPtrs *a, bool dirty_cards_only
     gct->failed_to_evac = any;
 }
 
+/* Fields of a mutable object: not eagerly promoted (it will be written again). */
+RTS_INLINE void scav_mutable_fields(gc_thread *gct, StgClosure **fields, StgWord n)
+{
+    bool saved = gct->eager_promotion;
+    gct->eager_promotion = false;
+    scav_range(gct, fields, n);
+    gct->eager_promotion = saved;
+}
+
+/* After scavenging a mutable object: clean if nothing in it points young any more. */
+static void set_clean_or_dirty(gc_thread *gct, StgClosure *q, uint32_t type)
+{
+    bool dirty = gct->failed_to_evac;
+    switch (type) {
+    case MUT_VAR_CLEAN:
+    case MUT_VAR_DIRTY:
+        q->info = dirty ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
+        break;
+    case SMALL_MUT_ARR_PTRS_CLEAN:
+    case SMALL_MUT_ARR_PTRS_DIRTY:
+        q->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
+        break;
+    default: /* frozen */
+        q->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                        : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        break;
+    }
+}
+
 /*
  * Scavenge one object in place; returns its size. Sets gct->failed_to_evac
  * when the object must stay on (or go onto) a remembered set.
  * `from_mut_list`: the object is an old one taken from a remembered set.
+ * What is followed is the object's scan class (scan.h).
  */
 static StgWord scav_object(gc_thread *gct, StgClosure *q, bool from_mut_list)
 {
     const StgInfoTable *info = q->info;
-    Layout l;
+    ScanInfo si = scan_info(q, info, 0);
+    StgClosure **fields = (StgClosure **)q + si.ptr_off;
 
-    switch (info->type) {
-    case CONSTR:
-        scav_range(gct, q->payload, info->ptrs);
-        return 1 + (StgWord)info->ptrs + info->nptrs;
+    switch (si.cls) {
+    case SCAN_FIELDS:
+        scav_range(gct, fields, si.n_ptrs);
+        return si.size;
 
-    case FUN:
-        if (gct->mark_statics && info->srt)
-            statics_mark_srt(gct, info->srt);
-        scav_range(gct, q->payload, info->ptrs);
-        return 1 + (StgWord)info->ptrs + info->nptrs;
+    case SCAN_NONE:
+    case SCAN_WEAK: /* weak pointers' fields belong to the weak phase (Note [Weak pointers]) */
+        if (si.size == 0)
+            evac_bad_object(q, "scavenge");
+        return si.size;
 
-    case WEAK:
-        /* Weak pointers' fields belong to the weak phase (Note [Weak pointers]). */
-        return SIZEOF_W(StgWeak);
+    case SCAN_CODE:
+        if (gct->mark_statics && si.srt)
+            statics_mark_srt(gct, si.srt);
+        scav_range(gct, fields, si.n_ptrs);
+        return si.size;
 
-    case THUNK:
-    case AP:
-    case THUNK_SELECTOR:
-        if (gct->mark_statics && info->srt)
-            statics_mark_srt(gct, info->srt);
-        l = layout_of(q, info);
-        /* A thunk under evaluation left in place: its free variables are dead. */
-        if (!(((StgThunk *)q)->slot & 1))
-            scav_range(gct, (StgClosure **)q + l.ptr_off, l.n_ptrs);
-        return l.size;
+    case SCAN_MUTABLE:
+        scav_mutable_fields(gct, fields, si.n_ptrs);
+        set_clean_or_dirty(gct, q, info->type);
+        return si.size;
 
-    case MUT_VAR_CLEAN:
-    case MUT_VAR_DIRTY: {
-        StgMutVar *mv = (StgMutVar *)q;
-        bool saved = gct->eager_promotion;
-        gct->eager_promotion = false;
-        evacuate(gct, &mv->var);
-        gct->eager_promotion = saved;
-        mv->info = gct->failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
-        return 2;
-    }
-
-    case MUT_ARR_PTRS_CLEAN:
-    case MUT_ARR_PTRS_DIRTY:
-    case MUT_ARR_PTRS_FROZEN_CLEAN:
-    case MUT_ARR_PTRS_FROZEN_DIRTY:
+    case SCAN_CARDS:
         scav_mut_arr(gct, (StgMutArrPtrs *)q, from_mut_list);
-        return layout_of(q, info).size;
+        return si.size;
 
-    case SMALL_MUT_ARR_PTRS_CLEAN:
-    case SMALL_MUT_ARR_PTRS_DIRTY:
-    case SMALL_MUT_ARR_PTRS_FROZEN_CLEAN:
-    case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY: {
-        StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)q;
-        bool saved = gct->eager_promotion;
-        gct->eager_promotion = false;
-        scav_range(gct, a->payload, a->ptrs);
-        gct->eager_promotion = saved;
-        bool frozen = info->type == SMALL_MUT_ARR_PTRS_FROZEN_CLEAN ||
-                      info->type == SMALL_MUT_ARR_PTRS_FROZEN_DIRTY;
-        bool dirty = gct->failed_to_evac;
-        if (frozen)
-            a->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
-                            : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
-        else
-            a->info =
-                dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
-        return SIZEOF_W(StgSmallMutArrPtrs) + a->ptrs;
-    }
-
-    case TSO: {
+    case SCAN_TSO: {
         StgTSO *t = (StgTSO *)q;
-        bool saved = gct->eager_promotion;
-        gct->eager_promotion = false;
-        evacuate(gct, (StgClosure **)&t->link);
-        evacuate(gct, (StgClosure **)&t->stackobj);
-        gct->eager_promotion = saved;
+        scav_mutable_fields(gct, fields, si.n_ptrs);
         /* A spare chunk is reachable from nowhere else: it dies here. */
         t->spare = NULL;
         if (gct->failed_to_evac)
             t->flags |= TSO_DIRTY;
         else
             t->flags &= ~(StgWord)TSO_DIRTY;
-        return 1 + (StgWord)info->ptrs + info->nptrs;
+        return si.size;
     }
 
-    case STACK: {
+    case SCAN_STACK: {
         StgStack *s = (StgStack *)q;
         bool saved = gct->eager_promotion;
         gct->eager_promotion = false;
@@ -192,16 +181,10 @@ static StgWord scav_object(gc_thread *gct, StgClosure *q, bool from_mut_list)
         if (scav_stack_is_active(s))
             gct->failed_to_evac = true;
         s->dirty = gct->failed_to_evac;
-        return SIZEOF_W(StgStack) + s->stack_size;
+        return si.size;
     }
-
-    default:
-        l = layout_of(q, info);
-        if (l.size == 0)
-            evac_bad_object(q, "scavenge");
-        scav_range(gct, (StgClosure **)q + l.ptr_off, l.n_ptrs);
-        return l.size;
     }
+    evac_bad_object(q, "scavenge");
 }
 
 static void push_scanned(gen_workspace *ws, bdescr *bd)
