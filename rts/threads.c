@@ -15,6 +15,13 @@
 #include "sm/mut_list.h"
 #include "sm/storage.h"
 
+/*
+ * The thread table. table_lock guards table, table_size, n_live and
+ * next_thread_id: OS threads enter and leave it whenever they first lock a
+ * capability or call hs_thread_done, and the collector's root visit holds
+ * it too. Entries are only ever whole threads (new_thread). The TSO an
+ * entry points to belongs to the thread holding it, or to the collector.
+ */
 static StgTSO **table; /* NULL entries are free */
 static uint32_t table_size;
 static uint32_t n_live;

@@ -27,6 +27,7 @@
 #include "messages.h"
 #include "sm/evac.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
 #include "sm/roots.h"
 #include "sm/sanity.h"
 #include "sm/scav.h"
@@ -98,23 +99,6 @@ StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
     return ws->todo_free;
 }
 
-static void prepare_collected_gen(generation *gen)
-{
-    gen->old_blocks = gen->blocks;
-    gen->n_old_blocks = gen->n_blocks;
-    for (bdescr *bd = gen->old_blocks; bd; bd = bd->link)
-        bd->flags &= (uint16_t)~BF_EVACUATED;
-    gen->blocks = NULL;
-    gen->n_blocks = 0;
-    gen->n_words = 0;
-    gen->old_large_objects = gen->large_objects;
-    for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
-        bd->flags &= (uint16_t)~BF_EVACUATED;
-    gen->large_objects = NULL;
-    gen->n_large_blocks = 0;
-    gen->n_large_words = 0;
-}
-
 static void prepare(gc_thread *gct, uint32_t N)
 {
     for (uint32_t c = 0; c < n_capabilities; c++) {
@@ -137,7 +121,7 @@ static void prepare(gc_thread *gct, uint32_t N)
         }
     }
     for (uint32_t g = 0; g <= N; g++)
-        prepare_collected_gen(&generations[g]);
+        generations[g].policy->prepare(gct, &generations[g]);
     for (uint32_t g = 0; g < n_generations; g++) {
         gen_workspace *ws = &gct->ws[g];
         ws->todo_bd = NULL;
@@ -149,49 +133,6 @@ static void prepare(gc_thread *gct, uint32_t N)
     gct->eager_promotion = true;
     gct->failed_to_evac = false;
     gct->scan_bd = NULL;
-}
-
-/* Move a workspace's to-space blocks and large objects into its generation. */
-static void finish_workspace(gc_thread *gct, gen_workspace *ws)
-{
-    generation *gen = ws->gen;
-    bdescr *bd = ws->todo_bd;
-    if (bd) {
-        bd->free = ws->todo_free;
-        if (bd->free == bd->start) {
-            bd_free_group_lock(bd);
-        } else {
-            bd->link = ws->scavd_list;
-            ws->scavd_list = bd;
-        }
-        ws->todo_bd = NULL;
-    }
-    /* These are the blocks this collection copied into: they count the copying. */
-    for (bdescr *next; (bd = ws->scavd_list) != NULL; ws->scavd_list = next) {
-        next = bd->link;
-        bd->link = gen->blocks;
-        gen->blocks = bd;
-        gen->n_blocks += bd->blocks;
-        gen->n_words += bd_words(bd);
-        gct->copied_words += bd_words(bd);
-    }
-    for (bdescr *next; (bd = ws->large_done) != NULL; ws->large_done = next) {
-        next = bd->link;
-        sm_link_large(gen, bd);
-    }
-}
-
-static void free_dead_large_objects(generation *gen)
-{
-    bdescr *bd = gen->old_large_objects;
-    gen->old_large_objects = NULL;
-    sm_lock();
-    while (bd) {
-        bdescr *next = bd->link;
-        bd_free_group(bd);
-        bd = next;
-    }
-    sm_unlock();
 }
 
 /* The copying policy's root visitor: evacuate each root. */
@@ -245,15 +186,11 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
     stable_name_gc();
     statics_gc_end(gct);
 
-    /* Finish. */
+    /* Finish (Note [Generation policies] in policy.h). */
     for (uint32_t g = 0; g < n_generations; g++)
-        finish_workspace(gct, &gct->ws[g]);
+        generations[g].policy->finish(gct, &generations[g], g <= N);
     for (uint32_t g = 0; g <= N; g++) {
         generation *gen = &generations[g];
-        bd_free_chain_lock(gen->old_blocks);
-        gen->old_blocks = NULL;
-        gen->n_old_blocks = 0;
-        free_dead_large_objects(gen);
         gen->collections++;
         for (uint32_t c = 0; c < n_capabilities; c++) {
             bd_free_chain_lock(saved_mut_lists[c][g]);

@@ -18,6 +18,7 @@
 #include "sm/layout.h"
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
 #include "sm/scan.h"
 #include "sm/storage.h"
 #include "sm/statics.h"
@@ -199,14 +200,22 @@ static void walk_objects(StgPtr p, StgPtr end, void (*f)(StgClosure *))
     }
 }
 
+/* A generation's objects come from its policy's walk; the shape is checked before use. */
+typedef struct {
+    void (*f)(StgClosure *);
+} WalkFn;
+
+static void walk_checked(StgClosure *q, void *ctx)
+{
+    check_object_shape(q, Bdescr(q)->free);
+    ((WalkFn *)ctx)->f(q);
+}
+
 static void walk_heap(void (*f)(StgClosure *))
 {
-    for (uint32_t g = 0; g < n_generations; g++) {
-        for (bdescr *bd = generations[g].blocks; bd; bd = bd->link)
-            walk_objects(bd->start, bd->free, f);
-        for (bdescr *bd = generations[g].large_objects; bd; bd = bd->link)
-            walk_objects(bd->start, bd->free, f);
-    }
+    WalkFn fn = {f};
+    for (uint32_t g = 0; g < n_generations; g++)
+        generations[g].policy->walk(&generations[g], walk_checked, &fn);
     for (uint32_t i = 0; i < n_nurseries; i++)
         for (bdescr *bd = nurseries[i].blocks; bd; bd = bd->link)
             walk_objects(bd->start, bd->free, f);

@@ -9,6 +9,7 @@
 #include "sm/evac.h"
 #include "sm/layout.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
 #include "sm/roots.h"
 #include "sm/scan.h"
 #include "sm/statics.h"
@@ -228,30 +229,36 @@ static void scav_large(gc_thread *gct, gen_workspace *ws, bdescr *bd)
     ws->large_done = bd;
 }
 
+bool scav_workspace(gc_thread *gct, gen_workspace *ws)
+{
+    bool work = false;
+    bdescr *bd;
+    while ((bd = ws->todo_large) != NULL) {
+        ws->todo_large = bd->link;
+        scav_large(gct, ws, bd);
+        work = true;
+    }
+    while ((bd = ws->todo_q) != NULL) {
+        ws->todo_q = bd->link;
+        scav_block(gct, ws, bd);
+        work = true;
+    }
+    bd = ws->todo_bd;
+    if (bd && bd->u.scan < ws->todo_free) {
+        scav_block(gct, ws, bd);
+        work = true;
+    }
+    return work;
+}
+
 void scav_loop(gc_thread *gct)
 {
     bool work;
     do {
         work = false;
-        for (uint32_t g = 0; g < n_generations; g++) {
-            gen_workspace *ws = &gct->ws[g];
-            bdescr *bd;
-            while ((bd = ws->todo_large) != NULL) {
-                ws->todo_large = bd->link;
-                scav_large(gct, ws, bd);
+        for (uint32_t g = 0; g < n_generations; g++)
+            if (generations[g].policy->scan(gct, &generations[g]))
                 work = true;
-            }
-            while ((bd = ws->todo_q) != NULL) {
-                ws->todo_q = bd->link;
-                scav_block(gct, ws, bd);
-                work = true;
-            }
-            bd = ws->todo_bd;
-            if (bd && bd->u.scan < ws->todo_free) {
-                scav_block(gct, ws, bd);
-                work = true;
-            }
-        }
         if (statics_scavenge(gct))
             work = true;
         gct->scav_find_work++;

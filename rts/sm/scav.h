@@ -14,8 +14,11 @@
  */
 void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N);
 
-/* Scavenge until every workspace is fully scanned. */
+/* Scavenge until every generation's pending work is done (its policy's scan). */
 void scav_loop(gc_thread *gct);
+
+/* The copying policy's scan: the workspace's unscanned blocks and large objects. */
+bool scav_workspace(gc_thread *gct, gen_workspace *ws);
 
 /* Counter since start-up: array cards scanned. */
 extern uint64_t scav_cards_scanned;

@@ -12,10 +12,15 @@
  * plain two-space collector. A large object ages the same way by being
  * relinked rather than copied.
  *
+ * Locking: generations belong to the collector (the world stopped); the
+ * mutator side touches only generation 0's large-object list
+ * (rts_alloc_large, under the capability it holds; the threaded way takes
+ * sm_lock there) and the counters it keeps.
+ *
  * Invariants of a generation outside a collection:
- *  - every block on `blocks` has gen == this, gen_no == no, dest_no ==
- *    to->no and BF_EVACUATED set (objects in it do not move unless this
- *    generation is collected); n_blocks and n_words count them;
+ *  - (copying, policy.h) every block on `blocks` has gen == this, gen_no ==
+ *    no, dest_no == to->no and BF_EVACUATED set (objects in it do not move
+ *    unless this generation is collected); n_blocks and n_words count them;
  *  - large_objects is doubly linked (link, u.back); every group on it has
  *    BF_LARGE and BF_EVACUATED; n_large_blocks / n_large_words count them;
  *  - an object in generation g that points into a generation younger than
@@ -27,9 +32,13 @@
 #include "capability.h"
 #include "sm/block_alloc.h"
 
+struct GenPolicy_;
+
 typedef struct generation_ {
     uint32_t no;
     struct generation_ *to; /* survivors' destination; itself for the oldest */
+    /* How it is collected: a row of the policy table (Note [Generation policies]). */
+    const struct GenPolicy_ *policy;
 
     bdescr *blocks;
     StgWord n_blocks;

@@ -31,6 +31,7 @@
 #include "flags/flags.h"
 #include "hooks.h"
 #include "sm/mblock.h"
+#include "sm/policy.h"
 #include "sm/storage.h"
 
 static uint32_t majors_not_from_growth;
@@ -70,7 +71,7 @@ uint32_t trigger_choose_gen(bool force_major)
         StgWord blocks = gen->n_blocks + gen->n_large_blocks;
         if (g == 0 || blocks > gen->max_blocks) {
             N = g;
-            copy_reserve += gen->n_blocks;
+            copy_reserve += gen->policy->reserve(gen);
         }
     }
     /* With -M: if copying what we would collect could overflow, collect everything. */
