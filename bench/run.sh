@@ -14,6 +14,13 @@
 #   BENCH_SIZE_<workload>="args"        a workload's size arguments, e.g.
 #                                       BENCH_SIZE_largeheap="2048 2"
 #   BENCH_OUT=bench/results             where the report and plots go
+#   BENCH_BASELINE=<git revision>       also build hsrts at that revision (in
+#                                       a worktree under build/) and run it
+#                                       as "hsrts@<rev>", interleaved with
+#                                       the rest: a change measured against
+#                                       the previous commit in one run
+#   BENCH_ONLY="<regex>"                keep only the configurations whose
+#                                       label matches, e.g. '^hsrts(@|$)'
 #
 # A peer whose toolchain or library is missing, a configuration the runtime
 # does not implement yet and a workload that cannot run are skipped with a
@@ -207,6 +214,33 @@ build_peer "jemalloc" build/bench/jemalloc "libjemalloc-dev; make bench-deps ins
     add_config "jemalloc" none build/bench/jemalloc ""
 build_peer "arena (no GC)" build/bench/arena "a C compiler" &&
     add_config "arena (no GC)" none build/bench/arena ""
+
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    base_rev=$(git rev-parse --short "$BENCH_BASELINE" 2>/dev/null) || {
+        echo "bench/run.sh: BENCH_BASELINE: '$BENCH_BASELINE' is not a git revision" >&2
+        exit 2
+    }
+    base_src=$PWD/build/bench/baseline-src
+    say "== building hsrts at $base_rev (the baseline)"
+    git worktree remove --force "$base_src" >/dev/null 2>&1
+    rm -rf "$base_src"
+    if git worktree add --detach "$base_src" "$base_rev" >"$work/make.log" 2>&1 &&
+        (cd "$base_src" && for w in $workloads; do
+            make --no-print-directory -s build/bench/$w || exit 1
+        done) >>"$work/make.log" 2>&1; then
+        add_config "hsrts@$base_rev" ghcstats "$base_src/build/bench" ""
+    else
+        note "hsrts@$base_rev skipped: it does not build: $(grep -m1 -i 'error' "$work/make.log" | cut -c1-160)"
+    fi
+fi
+if [ -n "${BENCH_ONLY:-}" ]; then
+    kept_configs=()
+    for c in "${configs[@]}"; do
+        [[ ${c%%|*} =~ $BENCH_ONLY ]] && kept_configs+=("$c")
+    done
+    configs=("${kept_configs[@]}")
+    note "only the configurations matching '$BENCH_ONLY' were run (BENCH_ONLY)."
+fi
 
 # ---------------------------------------------------------------------------
 # Running. One line per run in $raw:
