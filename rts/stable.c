@@ -20,6 +20,20 @@
  * A stable pointer is an index + 1 into this table. A free entry links to
  * the next free one; a used one may hold any value, tagged pointers and
  * NULL included, so the two are told apart by `used`, not by the value.
+ *
+ * Note [The stable-pointer lock]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * sp_lock (GHC's hs_lock_stable_ptr_table) guards every variable below:
+ * the table (realloc'ed as it grows), its entries, the free list and the
+ * count. getStablePtr, deRefStablePtr and hs_free_stable_ptr need no
+ * capability (GHC allows freeing without one, and a thread may be inside
+ * a collection on another OS thread meanwhile), so everything that walks
+ * or changes the table takes the lock: these calls, the collector's walk
+ * (stable_ptr_evacuate_roots) and the sanity checker's walk and count
+ * (stable_ptr_check). hs_free_stable_ptr_unsafe is for callers already
+ * holding it. Lock order: sp_lock before sm_lock (evacuation may take
+ * to-space blocks under sm_lock); nothing takes sp_lock while holding
+ * sm_lock. A program must not allocate while it holds the lock itself.
  */
 typedef struct {
     StgClosure *addr;
@@ -77,6 +91,7 @@ HsStablePtr getStablePtr(StgPtr p)
     return (HsStablePtr)(i + 1);
 }
 
+/* Caller holds sp_lock. */
 static StgWord sp_index(HsStablePtr sp, const char *who)
 {
     StgWord i = (StgWord)sp - 1;
@@ -87,7 +102,10 @@ static StgWord sp_index(HsStablePtr sp, const char *who)
 
 StgPtr deRefStablePtr(HsStablePtr sp)
 {
-    return (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")].addr;
+    hs_lock_stable_ptr_table();
+    StgPtr p = (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")].addr;
+    hs_unlock_stable_ptr_table();
+    return p;
 }
 
 void hs_free_stable_ptr_unsafe(HsStablePtr sp)
@@ -114,27 +132,35 @@ void freeStablePtr(HsStablePtr sp)
 
 void stable_ptr_evacuate_roots(void)
 {
+    hs_lock_stable_ptr_table(); /* See Note [The stable-pointer lock] */
     for (StgWord i = 0; i < sp_size; i++)
         if (stable_ptrs[i].used)
             evacuate(&stable_ptrs[i].addr);
+    hs_unlock_stable_ptr_table();
 }
 
 StgWord stable_ptr_count(void)
 {
-    return sp_live;
+    hs_lock_stable_ptr_table();
+    StgWord n = sp_live;
+    hs_unlock_stable_ptr_table();
+    return n;
 }
 
 void stable_ptr_check(void (*check)(const char *what, StgClosure *const *slot))
 {
+    hs_lock_stable_ptr_table(); /* See Note [The stable-pointer lock] */
     StgWord used = 0;
     for (StgWord i = 0; i < sp_size; i++)
         if (stable_ptrs[i].used) {
             check("a stable pointer", &stable_ptrs[i].addr);
             used++;
         }
-    if (used != sp_live)
+    StgWord live = sp_live;
+    hs_unlock_stable_ptr_table();
+    if (used != live)
         msg_barf("stable pointers: %lu in use, %lu counted", (unsigned long)used,
-                 (unsigned long)sp_live);
+                 (unsigned long)live);
 }
 
 /* --- stable names --------------------------------------------------------------- */

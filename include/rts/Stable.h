@@ -24,7 +24,14 @@ extern RTS_EXPORT StgClosure *rts_deref_weak(const StgWeak *w);
 /* Kill the weak pointer now and run its finalizer (if it has not run). */
 extern RTS_EXPORT void rts_finalize_weak(StgWeak *w);
 
-/* Stable pointers: a root until freed, and a handle C code may keep anywhere. */
+/*
+ * Stable pointers: a root until freed, and a handle C code may keep anywhere.
+ * These three need no capability: the table has its own lock (GHC's
+ * hs_lock_stable_ptr_table, HsFFI.h), so any OS thread may free a stable
+ * pointer while another collects. What deRefStablePtr returns is a heap
+ * pointer, valid only until the next collection: use it while holding a
+ * capability.
+ */
 extern RTS_EXPORT HsStablePtr getStablePtr(StgPtr p);
 extern RTS_EXPORT StgPtr deRefStablePtr(HsStablePtr sp);
 extern RTS_EXPORT void freeStablePtr(HsStablePtr sp);
