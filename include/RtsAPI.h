@@ -113,7 +113,15 @@ typedef struct {
 
 extern RTS_EXPORT const RtsConfig defaultRtsConfig;
 
-/* Start-up and shut-down. */
+/*
+ * Start-up and shut-down. Every call that touches the runtime (the heap, its
+ * tables, statistics, collections), made before hs_init or after the last
+ * hs_exit, prints "<prog>: <call>: the runtime is not running (call hs_init
+ * first)" and exits 1. Calls that touch nothing of it work at any time:
+ * rts_isThreaded, rts_isDebugged, the argv API, hs_lock_stable_ptr_table,
+ * hs_unlock_stable_ptr_table, hs_thread_done and shutdownHaskellAndExit;
+ * setKeepCAFs may also come before hs_init (as in GHC), not after hs_exit.
+ */
 extern RTS_EXPORT void hs_init_ghc(int *argc, char **argv[], RtsConfig rts_config);
 extern RTS_EXPORT void hs_init_with_rtsopts(int *argc, char **argv[]);
 

@@ -34,6 +34,16 @@ bool startup_running(void)
     return running;
 }
 
+bool startup_shut_down(void)
+{
+    return shut_down;
+}
+
+void startup_not_running(const char *call)
+{
+    msg_fatal(1, "%s: the runtime is not running (call hs_init first)", call);
+}
+
 /*
  * Options the option system accepts (they are valid GHC options) but whose
  * subsystem does not exist yet. Saying so beats silently doing nothing;
@@ -192,20 +202,19 @@ void hs_thread_done(void)
 
 void hs_perform_gc(void)
 {
-    performMajorGC();
+    startup_require_running("hs_perform_gc");
+    with_cap(major_gc);
 }
 
 void performGC(void)
 {
-    if (!running)
-        msg_fatal(1, "performGC: the runtime is not running");
+    startup_require_running("performGC");
     with_cap(some_gc);
 }
 
 void performMajorGC(void)
 {
-    if (!running)
-        msg_fatal(1, "performMajorGC: the runtime is not running");
+    startup_require_running("performMajorGC");
     with_cap(major_gc);
 }
 

@@ -34,6 +34,11 @@ extern RTS_EXPORT void rts_finalize_weak(StgWeak *w);
  */
 extern RTS_EXPORT HsStablePtr getStablePtr(StgPtr p);
 extern RTS_EXPORT StgPtr deRefStablePtr(HsStablePtr sp);
+/*
+ * Freeing NULL does nothing (as in GHC). A stable pointer freed twice, or
+ * used after it was freed, or a value no getStablePtr returned is the
+ * program's mistake: one line naming the call, exit 1.
+ */
 extern RTS_EXPORT void freeStablePtr(HsStablePtr sp);
 
 /*

@@ -14,9 +14,11 @@
 #include "sm/mblock.h"
 #include "sm/storage.h"
 #include "sm/trigger.h"
+#include "startup.h"
 
 StgPtr rts_alloc_slow(Capability *cap, StgWord words)
 {
+    startup_require_running("rts_alloc_slow");
     if (words >= LARGE_OBJECT_THRESHOLD_W)
         return rts_alloc_large(cap, words);
     while (!nursery_next_block(cap))
@@ -126,6 +128,7 @@ static StgPtr alloc_large(Capability *cap, StgWord words)
 
 StgPtr rts_alloc_large(Capability *cap, StgWord words)
 {
+    startup_require_running("rts_alloc_large");
     if (words == 0)
         msg_fatal(1, "rts_alloc_large: a heap object has at least one word (requested 0)");
     check_fits("rts_alloc_large", words, words, "words", "-xr");
@@ -182,6 +185,7 @@ static StgPtr alloc_checked(Capability *cap, StgWord words)
 
 StgArrBytes *rts_new_byte_array(Capability *cap, StgWord bytes)
 {
+    startup_require_running("rts_new_byte_array");
     StgWord words = arr_words_size_w(bytes);
     check_fits("rts_new_byte_array", words, bytes, "bytes", "-xr");
     StgArrBytes *a = (StgArrBytes *)alloc_checked(cap, words);
@@ -192,6 +196,7 @@ StgArrBytes *rts_new_byte_array(Capability *cap, StgWord bytes)
 
 StgArrBytes *rts_new_pinned_byte_array(Capability *cap, StgWord bytes)
 {
+    startup_require_running("rts_new_pinned_byte_array");
     StgWord words = arr_words_size_w(bytes);
     check_fits("rts_new_pinned_byte_array", words, bytes, "bytes", "-xr");
     StgArrBytes *a = (StgArrBytes *)alloc_pinned(cap, words);
@@ -210,6 +215,7 @@ static StgWord array_words(const char *call, StgWord n, StgWord extra)
 
 StgMutArrPtrs *rts_new_array(Capability *cap, StgWord n, StgClosure *init)
 {
+    startup_require_running("rts_new_array");
     StgWord card_words = mut_arr_ptrs_card_words(n);
     StgWord words = array_words("rts_new_array", n, SIZEOF_W(StgMutArrPtrs) + card_words);
     StgClosure **root = rts_push_roots(cap, 1);
@@ -228,6 +234,7 @@ StgMutArrPtrs *rts_new_array(Capability *cap, StgWord n, StgClosure *init)
 
 StgSmallMutArrPtrs *rts_new_small_array(Capability *cap, StgWord n, StgClosure *init)
 {
+    startup_require_running("rts_new_small_array");
     StgWord words = array_words("rts_new_small_array", n, SIZEOF_W(StgSmallMutArrPtrs));
     StgClosure **root = rts_push_roots(cap, 1);
     root[0] = init;
@@ -243,6 +250,7 @@ StgSmallMutArrPtrs *rts_new_small_array(Capability *cap, StgWord n, StgClosure *
 
 StgMutVar *rts_new_mut_var(Capability *cap, StgClosure *init)
 {
+    startup_require_running("rts_new_mut_var");
     StgClosure **root = rts_push_roots(cap, 1);
     root[0] = init;
     StgMutVar *mv = (StgMutVar *)rts_alloc(cap, SIZEOF_W(StgMutVar));
@@ -254,5 +262,6 @@ StgMutVar *rts_new_mut_var(Capability *cap, StgClosure *init)
 
 int rts_is_heap_alloced(const void *p)
 {
+    startup_require_running("rts_is_heap_alloced");
     return HEAP_ALLOCED(UNTAG((const StgClosure *)p));
 }

@@ -10,6 +10,7 @@
 #include "messages.h"
 #include "sm/evac.h"
 #include "sm/gc_util.h"
+#include "startup.h"
 
 static StgWeak **table;
 static bool *kept; /* this collection: the key was found alive */
@@ -44,6 +45,7 @@ void weak_exit(void)
 StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFinalizer finalizer,
                      void *env)
 {
+    startup_require_running("rts_mk_weak");
     StgClosure **r = rts_push_roots(cap, 2);
     r[0] = key;
     r[1] = value;
@@ -67,6 +69,7 @@ StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFina
 
 StgClosure *rts_deref_weak(const StgWeak *w)
 {
+    startup_require_running("rts_deref_weak");
     w = (const StgWeak *)UNTAG((const StgClosure *)w);
     return w->info == &stg_DEAD_WEAK_info ? NULL : w->value;
 }
@@ -92,6 +95,7 @@ static void kill(StgWeak *w)
 
 void rts_finalize_weak(StgWeak *w)
 {
+    startup_require_running("rts_finalize_weak");
     w = (StgWeak *)UNTAG((StgClosure *)w);
     for (StgWord i = 0; i < n_weak; i++) {
         if (table[i] == w) {
