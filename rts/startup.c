@@ -20,6 +20,7 @@
 #include "sm/gc.h"
 #include "sm/statics.h"
 #include "sm/storage.h"
+#include "sm/trigger.h"
 #include "sm/weak.h"
 #include "stable.h"
 #include "stats/stats.h"
@@ -152,6 +153,7 @@ void hs_exit(void)
     stats_exit_start();
     if (rts_config.onExitHook)
         rts_config.onExitHook();
+    trigger_shutting_down();
     with_cap(final_gc);
     weak_run_all_at_exit();
     stats_exit_end();

@@ -98,16 +98,11 @@ static void check_fits(const char *call, StgWord words, StgWord n, const char *u
 /* A large object of `words` words that check_fits has passed. May collect. */
 static StgPtr alloc_large(Capability *cap, StgWord words)
 {
+    /* -M is checked by check_fits and after collections: see Note [When the heap has overflowed].
+     */
     StgWord blocks = words_to_blocks(words);
     if (sm_large_alloc_blocks + blocks > large_alloc_limit_blocks())
         gc_collect(cap, false, GC_REASON_LARGE);
-    StgWord limit = trigger_heap_limit_blocks();
-    if (limit > 0 && bd_n_alloc_blocks() + blocks > limit) {
-        gc_collect(cap, true, GC_REASON_LARGE);
-        limit = trigger_heap_limit_blocks();
-        if (bd_n_alloc_blocks() + blocks > limit)
-            trigger_heap_overflow(words * WORD_SIZE);
-    }
     bdescr *bd = bd_alloc_group_lock(blocks);
     bd->gen = g0;
     bd->gen_no = 0;

@@ -67,6 +67,10 @@ for way in v debug; do
     run -- $P array 1 +RTS -ki512m -xr1g -RTS
     rc_is 0
     out_is "ok array 1"
+    # -ki and -kc go up to 2^64-1 bytes, as in GHC: sizes no heap can hold.
+    run -- $P array 1 +RTS -ki1e19 $XR -RTS
+    rc_is 251
+    err_is "alloc_sizes: stack chunk: out of memory (requested 10000000000000000000 bytes, more than fits in the heap's $((64 << 30))-byte address space; see -ki, -kc and -xr)"
 
     t "under -M, a request of -M or more is GHC's heap overflow ($way)"
     heap="alloc_sizes: Heap exhausted;
