@@ -29,7 +29,24 @@ typedef enum {
     RtsOptsAll        /* everything */
 } RtsOptsEnabledEnum;
 
-/* Statistics of one collection (see rts/stats/README.md for which fields are filled). */
+/*
+ * Statistics, as GHC's getRTSStats gives them: GCDetails describes one
+ * collection, RTSStats (below) the run so far. What hsrts fills:
+ *  - every field about the collections, the heap and the times, with GHC's
+ *    meanings; allocated_bytes (here and from getAllocations) is as of the
+ *    last collection, as in GHC; cpu_ns and elapsed_ns count from the end
+ *    of hs_init, the mutator times are what the collections leave of them;
+ *  - mem_in_use_bytes and max_mem_in_use_bytes count the memory held from
+ *    the OS (committed megablocks), free megablocks not yet given back
+ *    included;
+ *  - max_* and cumulative_live_bytes change at major collections only;
+ *  - these read 0 until their feature exists: compact_bytes and
+ *    max_compact_bytes (compact regions); threads above 1, the par_* and
+ *    cumulative_par_* fields, sync_elapsed_ns, any_work and
+ *    max_n_todo_overflow (the threaded way's parallel collector); the
+ *    nonmoving_* fields (the nonmoving collector).
+ * Statistics are collected whether or not getRTSStatsEnabled() says so.
+ */
 typedef struct GCDetails_ {
     uint32_t gen;
     uint32_t threads;
