@@ -45,14 +45,25 @@ void cap_init(void)
     }
 }
 
+/*
+ * The capabilities outlive the runtime: a program may still hold a
+ * Capability * after the last hs_exit, and every entry point must be able
+ * to look at it to say "the runtime is not running" rather than read freed
+ * memory. They stay reachable from here (the runtime cannot start again).
+ */
+static Capability **retired;
+static uint32_t n_retired;
+
 void cap_exit(void)
 {
     for (uint32_t i = 0; i < n_capabilities; i++) {
-        pthread_mutex_destroy(&capabilities[i]->lock);
-        pthread_cond_destroy(&capabilities[i]->released);
-        free(capabilities[i]);
+        Capability *cap = capabilities[i];
+        cap->in_use = false;
+        cap->cstack = NULL;
+        cap->eval_mark = (char *)UINTPTR_MAX;
     }
-    free(capabilities);
+    retired = capabilities;
+    n_retired = n_capabilities;
     capabilities = NULL;
     n_capabilities = 0;
     my_cap = NULL;
@@ -164,7 +175,7 @@ void *rts_suspend(Capability *cap)
 Capability *rts_resume(void *token)
 {
     if (!startup_running())
-        msg_fatal(1, "rts_resume: the runtime is not running");
+        msg_fatal(1, "rts_resume: the runtime is not running (call hs_init first)");
     if (my_cap)
         msg_fatal(1, "rts_resume: this thread holds capability %u; it was not suspended",
                   my_cap->no);

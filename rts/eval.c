@@ -444,11 +444,11 @@ static void *eval_on_stack(void *arg)
 /* The outermost evaluation of a thread, or one past the check mark. */
 static StgClosure *eval_enter(Capability *cap, StgClosure *p)
 {
-    if (cstack_on(cap)) {
+    if (cap != NULL && cstack_on(cap)) {
         cstack_deep(cap);
         return eval_loop_call(cap, p);
     }
-    if (cap != cap_mine())
+    if (cap == NULL || cap != cap_mine())
         cap_misuse("rts_eval", cap);
     EvalCall c = {.cap = cap, .p = p};
     return cstack_run(cap, eval_on_stack, &c);
@@ -456,7 +456,7 @@ static StgClosure *eval_enter(Capability *cap, StgClosure *p)
 
 StgClosure *rts_eval_slow(Capability *cap, StgClosure *p)
 {
-    if (cstack_fast(cap))
+    if (RTS_LIKELY(cap != NULL) && cstack_fast(cap))
         return eval_loop(cap, p);
     return eval_enter(cap, p);
 }
@@ -573,13 +573,15 @@ static void *apply_on_stack(void *arg)
 
 StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
 {
+    if (cap == NULL)
+        cap_misuse("rts_apply", cap);
     if (cstack_fast(cap))
         return apply_and_eval(cap, f, n, args);
     if (cstack_on(cap)) {
         cstack_deep(cap);
         return apply_and_eval(cap, f, n, args);
     }
-    if (cap != cap_mine())
+    if (cap != cap_mine()) /* cap is not NULL: checked above */
         cap_misuse("rts_apply", cap);
     EvalCall c = {.cap = cap, .f = f, .n = n, .args = args};
     return cstack_run(cap, apply_on_stack, &c);
@@ -587,6 +589,8 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
 
 StgClosure *rts_mk_ap(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_mk_ap", cap);
     cap->scratch[0] = f;
     StgAP *ap = (StgAP *)rts_alloc(cap, SIZEOF_W(StgAP) + n);
     ap->info = &stg_AP_info;

@@ -21,6 +21,7 @@
 #include "sm/gc.h"
 #include "sm/statics.h"
 #include "sm/storage.h"
+#include "sm/trigger.h"
 #include "sm/weak.h"
 #include "stable.h"
 #include "stats/stats.h"
@@ -36,6 +37,16 @@ static bool running;
 bool startup_running(void)
 {
     return running;
+}
+
+bool startup_shut_down(void)
+{
+    return shut_down;
+}
+
+void startup_not_running(const char *call)
+{
+    msg_fatal(1, "%s: the runtime is not running (call hs_init first)", call);
 }
 
 /*
@@ -139,6 +150,7 @@ static void shut_down_runtime(void)
     stats_exit_start();
     if (rts_config.onExitHook)
         rts_config.onExitHook();
+    trigger_shutting_down();
     with_cap(final_gc);
     weak_run_all_at_exit();
     stats_exit_end();
@@ -206,20 +218,19 @@ void hs_thread_done(void)
 
 void hs_perform_gc(void)
 {
-    performMajorGC();
+    startup_require_running("hs_perform_gc");
+    with_cap(major_gc);
 }
 
 void performGC(void)
 {
-    if (!running)
-        msg_fatal(1, "performGC: the runtime is not running");
+    startup_require_running("performGC");
     with_cap(some_gc);
 }
 
 void performMajorGC(void)
 {
-    if (!running)
-        msg_fatal(1, "performMajorGC: the runtime is not running");
+    startup_require_running("performMajorGC");
     with_cap(major_gc);
 }
 

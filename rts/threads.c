@@ -282,12 +282,16 @@ StgPtr threads_stack_push_slow(Capability *cap, StgWord words, StgClosure **prot
 
 StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_push_roots_slow", cap);
     stack_overflow_to_new_chunk(cap, n + SIZEOF_W(StgRetDyn), NULL);
     return rts_push_roots(cap, n);
 }
 
 void rts_stack_underflow(Capability *cap)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_stack_underflow", cap);
     StgTSO *tso = cap->r.tso;
     StgStack *s = cap->r.stack;
     /* A chunk may be empty after its update frames moved on (Note [Moving frames]). */
@@ -307,6 +311,8 @@ void rts_stack_underflow(Capability *cap)
 
 void rts_bad_pop(Capability *cap, StgClosure **slots)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_bad_pop", cap);
     msg_fatal(1,
               "rts_pop_roots: the frame at %p is not the topmost frame (sp %p); "
               "root frames must be popped in the reverse order of their pushes",

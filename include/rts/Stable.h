@@ -29,9 +29,21 @@ extern RTS_EXPORT HsBool rts_deref_weak(Capability *cap, const StgWeak *w, StgCl
 /* Kill the weak pointer now and run its C finalizer (if it has not run). Never collects. */
 extern RTS_EXPORT void rts_finalize_weak(Capability *cap, StgWeak *w);
 
-/* Stable pointers: a root until freed, and a handle C code may keep anywhere. */
+/*
+ * Stable pointers: a root until freed, and a handle C code may keep anywhere.
+ * These three need no capability: the table has its own lock (GHC's
+ * hs_lock_stable_ptr_table, HsFFI.h), so any OS thread may free a stable
+ * pointer while another collects. What deRefStablePtr returns is a heap
+ * pointer, valid only until the next collection: use it while holding a
+ * capability.
+ */
 extern RTS_EXPORT HsStablePtr getStablePtr(StgPtr p);
 extern RTS_EXPORT StgPtr deRefStablePtr(HsStablePtr sp);
+/*
+ * Freeing NULL does nothing (as in GHC). A stable pointer freed twice, or
+ * used after it was freed, or a value no getStablePtr returned is the
+ * program's mistake: one line naming the call, exit 1.
+ */
 extern RTS_EXPORT void freeStablePtr(HsStablePtr sp);
 
 /*

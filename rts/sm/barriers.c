@@ -12,6 +12,7 @@
 #include "sm/mut_list.h"
 #include "sm/storage.h"
 #include "sm/barrier_sink.h"
+#include "startup.h"
 
 /*
  * Note [The barrier word]
@@ -39,6 +40,7 @@ void sm_barrier_note(Capability *cap, StgClosure *obj, StgClosure **field, StgCl
 
 void rts_write_barrier_slow(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
 {
+    startup_require_running("rts_write_barrier_slow");
     sm_barrier_note(cap, obj, field, old);
 }
 
@@ -52,24 +54,28 @@ RTS_INLINE void remember(Capability *cap, StgClosure *p)
 
 void rts_dirty_mut_var(Capability *cap, StgMutVar *mv)
 {
+    startup_require_running("rts_dirty_mut_var");
     mv->info = &stg_MUT_VAR_DIRTY_info;
     remember(cap, (StgClosure *)mv);
 }
 
 void rts_dirty_mut_arr(Capability *cap, StgMutArrPtrs *a)
 {
+    startup_require_running("rts_dirty_mut_arr");
     a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
     remember(cap, (StgClosure *)a);
 }
 
 void rts_dirty_small_mut_arr(Capability *cap, StgSmallMutArrPtrs *a)
 {
+    startup_require_running("rts_dirty_small_mut_arr");
     a->info = &stg_SMALL_MUT_ARR_PTRS_DIRTY_info;
     remember(cap, (StgClosure *)a);
 }
 
 void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
 {
+    startup_require_running("rts_update_thunk");
     StgClosure *t = UNTAG(thunk);
     const StgInfoTable *info = t->info;
     StgWord size;
@@ -144,6 +150,7 @@ static HsInt cas_field(Capability *cap, StgClosure *obj, StgClosure **field, Stg
 HsInt rts_cas_mut_var(Capability *cap, StgMutVar *mv, StgClosure *old, StgClosure *new_value,
                       StgClosure **result)
 {
+    startup_require_running("rts_cas_mut_var");
     HsInt r = cas_field(cap, (StgClosure *)mv, &mv->var, old, new_value, result);
     if (r == 0 && mv->info == &stg_MUT_VAR_CLEAN_info)
         rts_dirty_mut_var(cap, mv);
@@ -153,6 +160,7 @@ HsInt rts_cas_mut_var(Capability *cap, StgMutVar *mv, StgClosure *old, StgClosur
 HsInt rts_cas_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *old,
                     StgClosure *new_value, StgClosure **result)
 {
+    startup_require_running("rts_cas_array");
     uint32_t type = a->info->type;
     if (type == MUT_ARR_PTRS_FROZEN_CLEAN || type == MUT_ARR_PTRS_FROZEN_DIRTY)
         cas_frozen("rts_cas_array", (StgClosure *)a);
@@ -171,6 +179,7 @@ HsInt rts_cas_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *ol
 HsInt rts_cas_small_array(Capability *cap, StgSmallMutArrPtrs *a, StgWord i, StgClosure *old,
                           StgClosure *new_value, StgClosure **result)
 {
+    startup_require_running("rts_cas_small_array");
     uint32_t type = a->info->type;
     if (type == SMALL_MUT_ARR_PTRS_FROZEN_CLEAN || type == SMALL_MUT_ARR_PTRS_FROZEN_DIRTY)
         cas_frozen("rts_cas_small_array", (StgClosure *)a);
@@ -187,6 +196,7 @@ HsInt rts_cas_small_array(Capability *cap, StgSmallMutArrPtrs *a, StgWord i, Stg
 
 void rts_freeze_array(Capability *cap, StgMutArrPtrs *a)
 {
+    startup_require_running("rts_freeze_array");
     (void)cap;
     /* A dirty one stays where it is remembered until the next collection cleans it. */
     a->info = a->info == &stg_MUT_ARR_PTRS_DIRTY_info ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info
@@ -195,6 +205,7 @@ void rts_freeze_array(Capability *cap, StgMutArrPtrs *a)
 
 void rts_thaw_array(Capability *cap, StgMutArrPtrs *a)
 {
+    startup_require_running("rts_thaw_array");
     bool remembered = a->info == &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info;
     a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
     if (!remembered)
@@ -203,6 +214,7 @@ void rts_thaw_array(Capability *cap, StgMutArrPtrs *a)
 
 void rts_freeze_small_array(Capability *cap, StgSmallMutArrPtrs *a)
 {
+    startup_require_running("rts_freeze_small_array");
     (void)cap;
     a->info = a->info == &stg_SMALL_MUT_ARR_PTRS_DIRTY_info
                   ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
@@ -211,6 +223,7 @@ void rts_freeze_small_array(Capability *cap, StgSmallMutArrPtrs *a)
 
 void rts_thaw_small_array(Capability *cap, StgSmallMutArrPtrs *a)
 {
+    startup_require_running("rts_thaw_small_array");
     bool remembered = a->info == &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info;
     a->info = &stg_SMALL_MUT_ARR_PTRS_DIRTY_info;
     if (!remembered)

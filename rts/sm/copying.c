@@ -139,9 +139,10 @@ static void copying_check(const generation *gen)
 }
 
 /* Copying a generation needs room for all of it again (the copy reserve). */
-static StgWord copying_reserve(const generation *gen)
+static StgWord copying_reserve(const generation *gen, StgWord blocks)
 {
-    return gen->n_blocks;
+    (void)gen;
+    return blocks;
 }
 
 const GenPolicy gen_policy_copying = {

@@ -39,9 +39,18 @@ MBlockFailure mblock_last_failure(void)
 }
 
 #define MIN_RESERVATION ((uint64_t)256 << 20)
+/*
+ * -xb below this draws GHC's warning: the low 8 GiB is where the program,
+ * its libraries and malloc live (GHC's osReserveHeapMemory). The hint is
+ * still tried; the kernel places the heap elsewhere if it is taken.
+ */
+#define MIN_HEAP_BASE ((uintptr_t)8 << 30)
 
 void mblock_init(void)
 {
+    if (rts_flags.gc.heap_base != 0 && rts_flags.gc.heap_base < MIN_HEAP_BASE)
+        msg_error("Provided heap start address %p is lower than minimum address %p",
+                  (void *)rts_flags.gc.heap_base, (void *)MIN_HEAP_BASE);
     uint64_t want = rts_flags.gc.address_space_bytes;
     uint64_t size = want & ~(uint64_t)MBLOCK_MASK;
     if (size < MBLOCK_SIZE)

@@ -50,8 +50,11 @@ typedef struct GenPolicy_ {
     void (*walk)(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
     /* Check the generation's own invariants (the sanity checker; debug way). */
     void (*check)(const struct generation_ *gen);
-    /* Blocks a collection of the generation may need beyond those it holds. */
-    StgWord (*reserve)(const struct generation_ *gen);
+    /*
+     * Blocks a collection of the generation needs beyond the `blocks` it
+     * holds (the copy reserve; heap sizing, trigger.c).
+     */
+    StgWord (*reserve)(const struct generation_ *gen, StgWord blocks);
 } GenPolicy;
 
 extern const GenPolicy gen_policy_copying;

@@ -10,6 +10,7 @@
 #include "sm/evac.h"
 #include "sm/ptrset.h"
 #include "sm/storage.h"
+#include "startup.h"
 
 static StgCAF **cafs;
 static uint32_t n_cafs, cafs_cap;
@@ -39,8 +40,11 @@ void statics_exit(void)
     n_work = work_cap = 0;
 }
 
+/* May come before hs_init. See Note [Calls outside hs_init .. hs_exit] in startup.h. */
 void setKeepCAFs(void)
 {
+    if (startup_shut_down())
+        startup_not_running("setKeepCAFs");
     keep = true;
 }
 
@@ -63,6 +67,7 @@ static void revert(StgCAF *caf)
 
 void revertCAFs(void)
 {
+    startup_require_running("revertCAFs");
     for (uint32_t i = 0; i < n_cafs; i++)
         revert(cafs[i]);
     n_cafs = 0;

@@ -141,10 +141,3 @@ void sm_check(void)
             msg_barf("sm_check: generation %u large-object counts are wrong", g);
     }
 }
-
-StgStack *sm_alloc_stack(Capability *cap, StgWord words)
-{
-    StgStack *s = (StgStack *)rts_alloc_large(cap, words);
-    Bdescr(s)->flags |= BF_STACK;
-    return s;
-}

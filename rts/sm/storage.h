@@ -112,7 +112,10 @@ extern StgWord sm_large_alloc_blocks;
 void sm_link_large(generation *gen, bdescr *bd);
 void sm_unlink_large(generation *gen, bdescr *bd);
 
-/* Allocate a STACK chunk of `words` words total (never moves). */
+/*
+ * Allocate a STACK chunk of `words` words total (never moves; alloc.c). A
+ * size no heap can hold ends the program (Note [Impossible sizes]). May collect.
+ */
 StgStack *sm_alloc_stack(Capability *cap, StgWord words);
 
 /* Total blocks owned by generations, nurseries and remembered sets. */

@@ -11,6 +11,7 @@
 #include "sm/barrier_sink.h"
 #include "sm/evac.h"
 #include "sm/gc_util.h"
+#include "startup.h"
 
 static StgWeak **table;
 static bool *kept; /* this collection: the key was found alive */
@@ -45,6 +46,7 @@ void weak_exit(void)
 StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFinalizer finalizer,
                      void *env)
 {
+    startup_require_running("rts_mk_weak");
     StgClosure **r = rts_push_roots(cap, 2);
     r[0] = key;
     r[1] = value;

@@ -57,13 +57,16 @@ for way in "" debug/; do
     done
 
     t "a request larger than the address space (${way:-vanilla})"
-    for mode in huge-alloc huge-array; do
-        run -- $b $mode
-        rc_is 251
-        err_lines_is 1
-        err_has "bad_input: out of memory (requested "
-        err_has "see -xr"
-    done
+    run -- $b huge-alloc
+    rc_is 251
+    err_lines_is 1
+    err_has "bad_input: rts_alloc_large: out of memory (requested $((1 << 50)) words, "
+    err_has "see -xr"
+    run -- $b huge-array
+    rc_is 251
+    err_lines_is 1
+    err_has "bad_input: rts_new_array: out of memory (requested $((1 << 45)) elements, "
+    err_has "see -xr"
 
     t "hs_exit without hs_init (${way:-vanilla})"
     run -- $b exit-without-init

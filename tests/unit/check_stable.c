@@ -5,6 +5,8 @@
  * freed entries reused, dead entries reclaimed).
  */
 #include <check.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "stable.h"
@@ -246,7 +248,68 @@ START_TEST(bad_stable_pointer_is_refused)
     start();
     HsStablePtr sp = getStablePtr(NULL);
     hs_free_stable_ptr(sp);
-    deRefStablePtr(sp); /* exits 254 with a one-line error */
+    deRefStablePtr(sp); /* the program's mistake: exits 1 with a one-line error */
+}
+END_TEST
+
+/*
+ * hs_free_stable_ptr needs no capability (as in GHC): threads without one
+ * free stable pointers in a loop while this thread allocates and collects
+ * (-A8k, and performGC; under -DS the sanity checker walks and counts the
+ * table after each collection). Every walk of the table must hold its
+ * lock, or a free lands in the middle of one and the count disagrees.
+ */
+enum { BATCH = 100000, FREERS = 2, ROUNDS = 16 };
+/* Mostly outside the heap, so a long table costs the checker little else. */
+static const StgInfoTable unit_info = HS_CONSTR_INFO(1, 0, 0, "test:Unit");
+static StgClosure unit_closure = {.info = &unit_info};
+static HsStablePtr batch[BATCH];
+static int round_ready; /* the round whose batch may be freed; ROUNDS: stop */
+static int next_to_free, freed;
+
+static void *free_without_a_capability(void *arg)
+{
+    (void)arg;
+    for (int round = 0; round < ROUNDS; round++) {
+        while (__atomic_load_n(&round_ready, __ATOMIC_ACQUIRE) <= round)
+            sched_yield();
+        int i;
+        while ((i = __atomic_fetch_add(&next_to_free, 1, __ATOMIC_ACQ_REL)) < BATCH) {
+            hs_free_stable_ptr(batch[i]);
+            __atomic_fetch_add(&freed, 1, __ATOMIC_ACQ_REL);
+        }
+    }
+    return NULL;
+}
+
+START_TEST(free_stable_ptrs_without_a_capability_while_collecting)
+{
+    test_start_rts("check_stable", "-A8k", 1);
+    Capability *cap = rts_lock();
+    pthread_t freers[FREERS];
+    for (int i = 0; i < FREERS; i++)
+        pthread_create(&freers[i], NULL, free_without_a_capability, NULL);
+    unsigned overlapping = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < BATCH; i++)
+            batch[i] = getStablePtr((StgPtr)(i % 64 ? &unit_closure : mk_box(cap, NULL, 1)));
+        ck_assert_uint_eq(stable_ptr_count(), BATCH);
+        __atomic_store_n(&freed, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&next_to_free, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&round_ready, round + 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&freed, __ATOMIC_ACQUIRE) < BATCH) {
+            churn(cap, 100); /* a collection every few rounds of this loop (-A8k) */
+            performGC();
+            overlapping++;
+        }
+        ck_assert_uint_eq(stable_ptr_count(), 0);
+    }
+    for (int i = 0; i < FREERS; i++)
+        pthread_join(freers[i], NULL);
+    performMajorGC(); /* the checker counts the table once more */
+    ck_assert_uint_gt(overlapping, 0);
+    rts_unlock(cap);
+    hs_exit();
 }
 END_TEST
 
@@ -306,7 +369,8 @@ int main(void)
     tcase_add_test(tc, key_held_by_stable_pointer_does_not_finalize);
     tcase_add_test(tc, weak_values_keep_other_keys_alive);
     tcase_add_test(tc, stable_pointers_survive_moves_and_are_reused);
-    tcase_add_exit_test(tc, bad_stable_pointer_is_refused, 254);
+    tcase_add_exit_test(tc, bad_stable_pointer_is_refused, 1);
+    tcase_add_test(tc, free_stable_ptrs_without_a_capability_while_collecting);
     tcase_add_test(tc, stable_names_follow_objects);
     suite_add_tcase(s, tc);
     return test_run(s);
