@@ -130,7 +130,7 @@ FORCE:
 .PHONY: install uninstall
 install: all
 	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/hsrts/rts
-	install -m 644 include/*.h $(DESTDIR)$(includedir)/hsrts/
+	install -m 644 include/*.h include/README.md $(DESTDIR)$(includedir)/hsrts/
 	install -m 644 include/rts/*.h $(DESTDIR)$(includedir)/hsrts/rts/
 	install -m 644 $(LIBS_STATIC) $(DESTDIR)$(libdir)/
 	install -m 755 $(LIBS_SHARED) $(DESTDIR)$(libdir)/

@@ -19,7 +19,7 @@ extern RTS_EXPORT StgPtr rts_alloc_large(Capability *cap, StgWord words);
 
 RTS_INLINE StgPtr rts_alloc(Capability *cap, StgWord words)
 {
-    /* Constant-folded away when `words` is known at compile time. */
+    /* Any size is right here; the test folds away when `words` is a compile-time constant. */
     if (words < LARGE_OBJECT_THRESHOLD_W) {
         HsRegs *r = HS_REGS(cap);
         StgPtr p = r->hp;

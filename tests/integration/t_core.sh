@@ -117,7 +117,7 @@ t "make install honours DESTDIR and prefix"
 dest=$(mktemp -d)
 run -- make --no-print-directory install DESTDIR="$dest" prefix=/opt/hsrts-test
 rc_is 0
-for f in include/hsrts/Rts.h include/hsrts/rts/Closures.h lib/libhsrts.a lib/libhsrts_debug.a \
+for f in include/hsrts/Rts.h include/hsrts/README.md include/hsrts/rts/Closures.h lib/libhsrts.a lib/libhsrts_debug.a \
          lib/libhsrts.so lib/libhsrts_debug.so lib/pkgconfig/hsrts.pc lib/pkgconfig/hsrts-debug.pc; do
     [ -e "$dest/opt/hsrts-test/$f" ] && ok || bad "$f was not installed under DESTDIR"
 done
