@@ -56,14 +56,21 @@ BASE_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -fPIC -fvisibility=hidden -fno-strict-a
                -Iinclude -Irts -D_GNU_SOURCE
 # Libraries join RTS_LIBS as the features that use them land (libnuma with
 # --numa, libunwind with stack traces); configure already detects them.
-RTS_LIBS := -lm -lpthread
+RTS_LIBS := -lm -lpthread $(NUMA_LIBS)
 
-WAYS := v debug
+WAYS := v debug thr thr_debug
 LIBNAME_v := hsrts
 LIBNAME_debug := hsrts_debug
+LIBNAME_thr := hsrts_thr
+LIBNAME_thr_debug := hsrts_thr_debug
 LIBNAME_asan := hsrts_asan
+LIBNAME_tsan := hsrts_tsan
 CFLAGS_v := -O2 -g -DNDEBUG
 CFLAGS_debug := -O0 -g3 -DDEBUG
+CFLAGS_thr := -O2 -g -DNDEBUG -DTHREADED_RTS
+CFLAGS_thr_debug := -O0 -g3 -DDEBUG -DTHREADED_RTS
+TSANITIZE := -fsanitize=thread -fno-omit-frame-pointer
+CFLAGS_tsan := -O1 -g3 -DDEBUG -DTHREADED_RTS $(TSANITIZE)
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 CFLAGS_asan := -O1 -g3 -DDEBUG $(SANITIZE)
 
@@ -89,13 +96,13 @@ build/lib/lib$$(LIBNAME_$(1)).so.$(VERSION): $$(OBJS_$(1))
 	$$(Q)ln -sf lib$$(LIBNAME_$(1)).so.$(VERSION) build/lib/lib$$(LIBNAME_$(1)).so
 -include $$(OBJS_$(1):.o=.d)
 endef
-$(foreach w,$(WAYS) asan,$(eval $(call WAY_template,$(w))))
+$(foreach w,$(WAYS) asan tsan,$(eval $(call WAY_template,$(w))))
 
 LIBS_STATIC := $(foreach w,$(WAYS),build/lib/lib$(LIBNAME_$(w)).a)
 LIBS_SHARED := $(foreach w,$(WAYS),build/lib/lib$(LIBNAME_$(w)).so.$(VERSION))
 
 .PHONY: all libs
-all: libs build/hsrts.pc build/hsrts-debug.pc
+all: libs build/hsrts.pc build/hsrts-debug.pc build/hsrts-thr.pc build/hsrts-thr-debug.pc
 libs: $(LIBS_STATIC) $(LIBS_SHARED)
 
 # --------------------------------------------------------------------------
@@ -123,6 +130,8 @@ build/$(1).pc: mk/hsrts.pc.in $$(CONFIG_MK) FORCE
 endef
 $(eval $(call PC_template,hsrts,hsrts))
 $(eval $(call PC_template,hsrts-debug,hsrts_debug))
+$(eval $(call PC_template,hsrts-thr,hsrts_thr))
+$(eval $(call PC_template,hsrts-thr-debug,hsrts_thr_debug))
 
 .PHONY: FORCE
 FORCE:
@@ -137,7 +146,8 @@ install: all
 	for w in $(foreach w,$(WAYS),$(LIBNAME_$(w))); do \
 	    ln -sf lib$$w.so.$(VERSION) $(DESTDIR)$(libdir)/lib$$w.so.$(SOVERSION); \
 	    ln -sf lib$$w.so.$(VERSION) $(DESTDIR)$(libdir)/lib$$w.so; done
-	install -m 644 build/hsrts.pc build/hsrts-debug.pc $(DESTDIR)$(libdir)/pkgconfig/
+	install -m 644 build/hsrts.pc build/hsrts-debug.pc build/hsrts-thr.pc build/hsrts-thr-debug.pc \
+	    $(DESTDIR)$(libdir)/pkgconfig/
 
 uninstall:
 	rm -rf $(DESTDIR)$(includedir)/hsrts $(DESTDIR)$(libdir)/pkgconfig/hsrts*.pc
@@ -173,14 +183,28 @@ run: all build/bench/binarytrees
 # Further test makefiles (one per subsystem) live in mk/*.mk.
 
 TEST_SUPPORT_SRCS := $(wildcard tests/support/*.c)
-UNIT_SRCS := $(wildcard tests/unit/check_*.c)
+# check_thr_*.c need the threaded way; the threaded ways also run the suites
+# listed in THR_ALSO (the vanilla stress suite stays vanilla: its threaded
+# counterpart is check_thr_stress).
+UNIT_SRCS_THR := $(wildcard tests/unit/check_thr_*.c)
+UNIT_SRCS := $(filter-out $(UNIT_SRCS_THR),$(wildcard tests/unit/check_*.c))
+THR_ALSO := check_api check_barriers check_deep_eval check_eval check_mutable check_stable \
+            check_stack check_threads
 UNIT_TESTS_debug := $(patsubst tests/unit/%.c,build/tests/debug/%,$(UNIT_SRCS))
 UNIT_TESTS_v := $(patsubst tests/unit/%.c,build/tests/v/%,$(UNIT_SRCS))
 UNIT_TESTS_asan := $(patsubst tests/unit/%.c,build/tests/asan/%,$(UNIT_SRCS))
+UNIT_TESTS_thr_debug := $(patsubst tests/unit/%.c,build/tests/thr_debug/%,$(UNIT_SRCS_THR)) \
+                        $(addprefix build/tests/thr_debug/,$(THR_ALSO))
+UNIT_TESTS_thr := $(patsubst tests/unit/%.c,build/tests/thr/%,$(UNIT_SRCS_THR))
+UNIT_TESTS_tsan := $(patsubst tests/unit/%.c,build/tests/tsan/%,$(UNIT_SRCS_THR)) \
+                   $(addprefix build/tests/tsan/,check_threads check_eval)
 TEST_CFLAGS := $(PROG_CFLAGS) -Irts -Itests/support $(CHECK_CFLAGS) -Wno-missing-prototypes
 TEST_CFLAGS_v := -O2 -g
 TEST_CFLAGS_debug := -O0 -g3 -DDEBUG
 TEST_CFLAGS_asan := -O1 -g3 -DDEBUG $(SANITIZE)
+TEST_CFLAGS_thr := -O2 -g -DTHREADED_RTS
+TEST_CFLAGS_thr_debug := -O0 -g3 -DDEBUG -DTHREADED_RTS
+TEST_CFLAGS_tsan := -O1 -g3 -DDEBUG -DTHREADED_RTS $(TSANITIZE)
 
 define TEST_template
 build/tests/$(1)/%: tests/unit/%.c $$(TEST_SUPPORT_SRCS) $$(wildcard tests/support/*.h) $$(RTS_HDRS) build/lib/lib$$(LIBNAME_$(1)).a
@@ -189,7 +213,7 @@ build/tests/$(1)/%: tests/unit/%.c $$(TEST_SUPPORT_SRCS) $$(wildcard tests/suppo
 	$$(Q)$$(CC) $$(TEST_CFLAGS) $$(TEST_CFLAGS_$(1)) -o $$@ $$< $$(TEST_SUPPORT_SRCS) \
 	    build/lib/lib$$(LIBNAME_$(1)).a $$(CHECK_LIBS) $$(RTS_LIBS)
 endef
-$(foreach w,v debug asan,$(eval $(call TEST_template,$(w))))
+$(foreach w,v debug asan thr thr_debug tsan,$(eval $(call TEST_template,$(w))))
 
 .PHONY: check check-run check-asan check-asan-run check-unit check-integration check-valgrind
 check:
@@ -199,12 +223,12 @@ check:
 
 CHECK_TARGETS := check-format check-unit check-integration check-valgrind check-notes check-fuzz-smoke \
                  check-bench
-check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
+check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v) $(UNIT_TESTS_thr_debug) $(UNIT_TESTS_thr)
 	@$(MAKE) --no-print-directory $(CHECK_TARGETS)
 	@echo "hsrts: all tests passed"
 
-check-unit: $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
-	@tests/run-unit.sh $(UNIT_TESTS_debug) $(UNIT_TESTS_v)
+check-unit: $(UNIT_TESTS_debug) $(UNIT_TESTS_v) $(UNIT_TESTS_thr_debug) $(UNIT_TESTS_thr)
+	@tests/run-unit.sh $(UNIT_TESTS_debug) $(UNIT_TESTS_v) $(UNIT_TESTS_thr_debug) $(UNIT_TESTS_thr)
 
 # Small programs of the integration tests, in each way.
 define PROG_template
@@ -243,6 +267,17 @@ check-asan:
 check-asan-run: $(UNIT_TESTS_asan)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	    tests/run-unit.sh $(UNIT_TESTS_asan)
+
+# ThreadSanitizer over the threaded suites (TSan needs clang or gcc's libtsan).
+.PHONY: check-tsan check-tsan-run
+check-tsan:
+	@mk/deps.sh check
+	@grep -q '^HAVE_CHECK = yes' $(CONFIG_MK) || ./configure -q
+	@$(MAKE) --no-print-directory check-tsan-run
+
+check-tsan-run: $(UNIT_TESTS_tsan)
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	    HSRTS_STRESS_ITERS=60 tests/run-unit.sh $(UNIT_TESTS_tsan)
 
 -include $(sort $(wildcard mk/*.mk))
 

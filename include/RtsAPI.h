@@ -147,6 +147,22 @@ extern RTS_EXPORT Capability *rts_lock(void);
 extern RTS_EXPORT void rts_unlock(Capability *cap);
 
 /*
+ * GHC's: from now on, rts_lock on this OS thread takes capability
+ * `preferred_capability` (mod the number enabled), waiting for it if it is
+ * busy; with `affinity`, the thread is also pinned to a CPU of its own.
+ */
+extern RTS_EXPORT void rts_setInCallCapability(int preferred_capability, int affinity);
+
+/*
+ * The number of capabilities (-N), and changing it while the program runs
+ * (threaded runtime; the vanilla one has exactly 1). Lowering it stops
+ * handing out the capabilities above n (a thread holding one keeps it
+ * until it lets it go); raising it stops the world to make the new ones.
+ */
+extern RTS_EXPORT uint32_t getNumCapabilities(void);
+extern RTS_EXPORT void setNumCapabilities(uint32_t n);
+
+/*
  * Shut the runtime down (statistics, finalizers, whatever the init count)
  * and exit with `code`; with fastExit, exit at once without shutting down.
  */

@@ -7,7 +7,8 @@
  * thread holds at most one capability at a time, between rts_lock() and
  * rts_unlock(); without one it must not touch the heap.
  *
- * Locking: `lock` guards the ownership fields; everything else belongs to
+ * Locking: caps_lock (capability.c) guards the ownership fields of every
+ * capability and the sync state; everything else belongs to
  * the OS thread holding the capability, or to the collector while the
  * world is stopped. A thread always gets back the capability it gave up
  * (rts_yield, rts_suspend/rts_resume, waiting on a blackhole): see the
@@ -56,17 +57,20 @@ struct Capability_ {
      */
     char *eval_mark;
 
-    /* Ownership: guarded by `lock`. */
-    pthread_mutex_t lock;
-    pthread_cond_t released; /* broadcast whenever in_use becomes false */
+    /* Ownership: guarded by caps_lock in capability.c. */
     bool in_use;
+    bool stopped; /* parked at a safepoint while the world is stopped */
     pthread_t owner;
-    uint32_t n_waiting;    /* threads waiting in acquire (or rts_yield) */
+    uint32_t n_waiting;    /* threads waiting for this one (rts_resume, rts_yield) */
     uint64_t acquisitions; /* times taken, so a yielding thread sees another had a turn */
 };
 
+/* Capabilities made (n_capabilities) and handed out (enabled_capabilities <= n_capabilities). */
 extern Capability **capabilities;
 extern uint32_t n_capabilities;
+extern uint32_t enabled_capabilities;
+
+#define MAX_N_CAPABILITIES 4096 /* as -N's bound (flags_table.c) */
 
 void cap_init(void);
 void cap_exit(void);
@@ -79,6 +83,32 @@ Capability *cap_mine(void);
  * hs_init): one line naming the call, exit 1.
  */
 RTS_NORETURN void cap_misuse(const char *call, const Capability *cap);
+
+/*
+ * Stopping the world for a collection (Note [Stopping the world] in
+ * capability.c). cap_stop_the_world: the calling thread holds `leader`;
+ * true when every other capability is stopped or free (then the caller
+ * collects and calls cap_restart_the_world), false when another thread
+ * was already stopping it (the caller was parked meanwhile, and someone
+ * else collected). *sync_ns: how long the stopping took.
+ */
+bool cap_stop_the_world(Capability *leader, int64_t *sync_ns);
+void cap_restart_the_world(Capability *leader);
+/* A safepoint: park here if the world is being stopped. */
+void cap_safepoint(Capability *cap);
+/* The owner just stored a new hplim: see whether a stop request raced with it. */
+void cap_safepoint_after_refill(Capability *cap);
+bool cap_sync_pending(void);
+/* Is no capability in use? *activity counts acquisitions, so the idle timer sees a busy spell. */
+bool cap_world_is_idle(uint64_t *activity);
+/*
+ * The idle timer's rts_lock: a capability if every one is still free and
+ * nobody has taken one since `activity_seen`; NULL (without waiting) if not.
+ */
+Capability *cap_lock_if_idle(uint64_t activity_seen);
+
+/* The storage manager's part of setNumCapabilities (sm/storage.c), with the world stopped. */
+void sm_add_capabilities(uint32_t from, uint32_t to);
 
 /* Check a capability's invariants (debug and sanity). */
 void cap_check(const Capability *cap);

@@ -64,7 +64,8 @@
  */
 #include "eval.h"
 
-#include <sched.h>
+#include <pthread.h>
+#include <time.h>
 #include <string.h>
 
 #include "capability.h"
@@ -100,6 +101,73 @@ static RTS_NORETURN void report_loop(void)
  * lives in a root frame meanwhile (another thread may collect); returns it.
  * The thread gets the same capability back.
  */
+/* A closure's update slot (THUNK, AP, THUNK_SELECTOR, THUNK_STATIC share its place). */
+RTS_INLINE StgWord *slot_of(StgClosure *q)
+{
+    return &((StgThunk *)q)->slot;
+}
+
+/*
+ * Note [Waiting for a blackhole]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A thread that needs a thunk another thread is evaluating gives its
+ * capability up (the other thread may need it, in the vanilla way it
+ * surely does) and sleeps until some thunk is updated: every update
+ * that sees bh_waiters non-zero bumps bh_generation and wakes all
+ * sleepers, who take their capability back and look again. The update
+ * reads bh_waiters without a fence (the update path is hot), so a waiter
+ * that registered just after an update's read could miss that wake-up; it
+ * sleeps at most BH_RECHECK_NS before looking again anyway. No thread
+ * spins: a sleeper runs once per update or per recheck interval.
+ */
+#define BH_RECHECK_NS (5 * 1000 * 1000)
+static pthread_mutex_t bh_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bh_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t bh_generation; /* guarded by bh_lock */
+static int bh_waiters;         /* atomic */
+
+static void bh_wake_all(void)
+{
+    pthread_mutex_lock(&bh_lock);
+    bh_generation++;
+    pthread_cond_broadcast(&bh_cond);
+    pthread_mutex_unlock(&bh_lock);
+}
+
+/* After every thunk update: wake the threads waiting for blackholes, if any. */
+RTS_INLINE void bh_updated(void)
+{
+    if (RTS_UNLIKELY(__atomic_load_n(&bh_waiters, __ATOMIC_RELAXED) != 0))
+        bh_wake_all();
+}
+
+/* Is p (untagged) still under evaluation by another thread? */
+static bool still_blackholed(Capability *cap, StgClosure *p)
+{
+    const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
+    StgWord owner;
+    switch (info->type) {
+    case BLACKHOLE:
+        owner = ((StgBlackhole *)p)->owner;
+        break;
+    case THUNK:
+    case THUNK_STATIC:
+    case AP:
+    case THUNK_SELECTOR:
+        owner = __atomic_load_n(slot_of(p), __ATOMIC_ACQUIRE);
+        break;
+    default:
+        return false;
+    }
+    return owner != 0 && owner != HS_REGS(cap)->owner;
+}
+
+/*
+ * p is under evaluation by `owner`: ours means <<loop>>; another thread's
+ * means waiting for it (Note [Waiting for a blackhole]). p lives in a root
+ * frame meanwhile (another thread may collect); returns it. The thread gets
+ * the same capability back.
+ */
 static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
 {
     if (owner == HS_REGS(cap)->owner)
@@ -108,21 +176,54 @@ static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
     StgClosure **r = rts_push_roots(cap, 1);
     r[0] = cap->scratch[0];
     cap->scratch[0] = NULL;
-    void *token = rts_suspend(cap);
-    sched_yield();
-    Capability *again = rts_resume(token);
-    ASSERT(again == cap); /* the capability rule (include/rts/Safepoints.h) */
-    (void)again;
+    __atomic_fetch_add(&bh_waiters, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&bh_lock);
+    uint64_t seen = bh_generation;
+    pthread_mutex_unlock(&bh_lock);
+    if (still_blackholed(cap, UNTAG(r[0]))) {
+        void *token = rts_suspend(cap);
+        pthread_mutex_lock(&bh_lock);
+        if (bh_generation == seen) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += BH_RECHECK_NS;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&bh_cond, &bh_lock, &ts);
+        }
+        pthread_mutex_unlock(&bh_lock);
+        Capability *again = rts_resume(token);
+        ASSERT(again == cap); /* the capability rule (include/rts/Safepoints.h) */
+        (void)again;
+    }
+    __atomic_fetch_sub(&bh_waiters, 1, __ATOMIC_SEQ_CST);
     p = r[0];
     rts_pop_roots(cap, r);
     return p;
 }
 
-/* A closure's update slot (THUNK, AP, THUNK_SELECTOR, THUNK_STATIC share its place). */
-RTS_INLINE StgWord *slot_of(StgClosure *q)
+/*
+ * Blackhole q for this thread. In the threaded way two threads may enter
+ * the same thunk at once: the slot is claimed by compare-and-swap, and the
+ * loser waits for the winner. false: someone else claimed it.
+ */
+RTS_INLINE bool claim(Capability *cap, StgClosure *q)
 {
-    return &((StgThunk *)q)->slot;
+#ifdef THREADED_RTS
+    StgWord expected = 0;
+    return __atomic_compare_exchange_n(slot_of(q), &expected, HS_REGS(cap)->owner, false,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+#else
+    *slot_of(q) = HS_REGS(cap)->owner;
+    return true;
+#endif
 }
+
+/* What an enter_* returns when claim lost: the loop looks at the thunk again. */
+static StgClosure eval_retry_marker;
+#define EVAL_RETRY (&eval_retry_marker)
 
 /*
  * Push a root frame holding copies of the n pointer fields at `fields`
@@ -155,7 +256,10 @@ static StgClosure *enter_ap(Capability *cap, StgClosure *q)
     StgAP *ap = (StgAP *)q;
     r[0] = ap->fun;
     memcpy(&r[1], ap->payload, n * sizeof(StgClosure *));
-    *slot_of(q) = HS_REGS(cap)->owner;
+    if (!claim(cap, q)) {
+        rts_pop_roots(cap, r);
+        return EVAL_RETRY;
+    }
     StgClosure *v = apply(cap, r[0], n, &r[1]);
     rts_pop_roots(cap, r);
     return v;
@@ -178,8 +282,9 @@ static RTS_NORETURN void entry_returned_null(const StgInfoTable *info)
  * blackhole it; run its entry. Returns what the entry returned, with the
  * update frame on top of the stack.
  */
-RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure *q, const StgInfoTable *info)
+RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
 {
+    StgClosure *q = *qp;
     StgWord n = info->ptrs;
     StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
     StgPtr sp = threads_stack_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
@@ -196,7 +301,11 @@ RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure *q, const S
             f->slots[i] = from[i];
         fv = f->slots;
     }
-    *slot_of(q) = HS_REGS(cap)->owner;
+    if (RTS_UNLIKELY(!claim(cap, q))) {
+        *qp = q;
+        threads_stack_pop(cap, fv_words + SIZEOF_W(StgUpdateFrame));
+        return EVAL_RETRY;
+    }
     StgClosure *v = info->entry.thunk(cap, q, fv);
     /*
      * The entry must leave the stack as it found it. With free variables our
@@ -221,8 +330,9 @@ RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure *q, const S
  * Start evaluating a CAF or an AP (slot 0): push the update frame, run the
  * code. Returns what the code returned, with the update frame on top.
  */
-static StgClosure *enter_thunk(Capability *cap, StgClosure *q, const StgInfoTable *info)
+static StgClosure *enter_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
 {
+    StgClosure *q = *qp;
     StgUpdateFrame *uf = (StgUpdateFrame *)threads_stack_push(cap, SIZEOF_W(StgUpdateFrame), &q);
     uf->info = &stg_UPDATE_FRAME_info;
     uf->updatee = q;
@@ -230,11 +340,19 @@ static StgClosure *enter_thunk(Capability *cap, StgClosure *q, const StgInfoTabl
     if (info->type == THUNK_STATIC) {
         /* Tagged: eval_update sees a CAF without reading its header. */
         uf->updatee = TAG_CLOSURE(1, q);
+        if (!claim(cap, q)) {
+            threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
+            return EVAL_RETRY;
+        }
         statics_new_caf((StgCAF *)q);
-        *slot_of(q) = HS_REGS(cap)->owner;
         v = info->entry.thunk(cap, q, NULL);
     } else {
         v = enter_ap(cap, q);
+        if (v == EVAL_RETRY) {
+            *qp = ((StgUpdateFrame *)cap->r.stack->sp)->updatee;
+            threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
+            return EVAL_RETRY;
+        }
     }
     if (v == NULL)
         entry_returned_null(info);
@@ -254,6 +372,7 @@ RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
     if (RTS_UNLIKELY((GET_TAG(t) != 0) | sm_zero_slop | (HS_REGS(cap)->barrier != 0))) {
         /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
         rts_update_thunk(cap, UNTAG(t), v);
+        bh_updated();
         return;
     }
     /* Not even t's header is read: it may be a miss, and nothing here needs it. */
@@ -262,14 +381,16 @@ RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
     bdescr *bd = Bdescr(t);
     if (bd->gen_no > 0)
         mut_list_record(cap, t, bd->gen_no);
+    bh_updated();
 }
 
 /*
  * Start evaluating the selector thunk q (slot 0): its update frame and a
  * selector frame above it, pushed together; returns the selectee.
  */
-RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure *q)
+RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure **qp)
 {
+    StgClosure *q = *qp;
     StgPtr sp = threads_stack_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
     EvalSelFrame *sf = (EvalSelFrame *)sp;
     sf->info = &eval_sel_frame_info;
@@ -277,7 +398,11 @@ RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure *q)
     StgUpdateFrame *uf = (StgUpdateFrame *)(sp + SIZEOF_W(EvalSelFrame));
     uf->info = &stg_UPDATE_FRAME_info;
     uf->updatee = q;
-    *slot_of(q) = HS_REGS(cap)->owner;
+    if (RTS_UNLIKELY(!claim(cap, q))) {
+        *qp = q;
+        threads_stack_pop(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame));
+        return EVAL_RETRY;
+    }
     return ((StgSelector *)q)->selectee;
 }
 
@@ -327,16 +452,23 @@ RTS_INLINE StgClosure *eval_loop_from(Capability *cap, StgClosure *p, StgWord pe
                     pending--;
                     eval_update(cap, t, p);
                 }
+                StgClosure *next;
                 if (RTS_LIKELY(type == THUNK)) {
-                    p = enter_plain_thunk(cap, p, info);
+                    next = enter_plain_thunk(cap, &p, info);
                     pending++;
                 } else if (type == THUNK_SELECTOR) {
-                    p = enter_selector(cap, p);
+                    next = enter_selector(cap, &p);
                     pending += 2;
                 } else {
-                    p = enter_thunk(cap, p, info);
+                    next = enter_thunk(cap, &p, info);
                     pending++;
                 }
+                if (RTS_UNLIKELY(next == EVAL_RETRY)) {
+                    /* Another thread claimed it first: see what it is now. */
+                    pending -= type == THUNK_SELECTOR ? 2 : 1;
+                    continue;
+                }
+                p = next;
                 continue;
             }
             if (type == IND) {
@@ -409,7 +541,9 @@ RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
     if (RTS_LIKELY(p != NULL && GET_TAG(p) == 0)) {
         const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
         if (RTS_LIKELY(info->type == THUNK && *slot_of(p) == 0)) {
-            StgClosure *v = enter_plain_thunk(cap, p, info);
+            StgClosure *v = enter_plain_thunk(cap, &p, info);
+            if (RTS_UNLIKELY(v == EVAL_RETRY))
+                return eval_loop_call(cap, p); /* another thread claimed it */
             if (RTS_UNLIKELY(GET_TAG(v) == 0))
                 return eval_loop_pending(cap, v, 1); /* a tail call, or an untagged value */
             StgStack *s = cap->r.stack;
@@ -425,7 +559,7 @@ RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
                 c = ((StgInd *)c)->indirectee;
             if (GET_TAG(c) != 0) {
                 StgClosure *f = select_field(c, info->tag);
-                if (GET_TAG(f) != 0) {
+                if (GET_TAG(f) != 0 && claim(cap, p)) {
                     eval_update(cap, p, f);
                     return f;
                 }

@@ -36,6 +36,13 @@
  * to-space blocks under sm_lock); nothing takes sp_lock while holding
  * sm_lock. A program must not allocate while it holds the lock itself.
  */
+/*
+ * sn_lock guards the stable-name table (names, the free list, the address
+ * index) against threads making names at once; the collector rewrites it
+ * with the world stopped.
+ */
+static pthread_mutex_t sn_lock = PTHREAD_MUTEX_INITIALIZER;
+
 typedef struct {
     StgClosure *addr;
     StgWord next_free; /* index + 1 of the next free entry, 0 = none (free entries) */
@@ -243,16 +250,27 @@ StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
 {
     startup_require_running("rts_make_stable_name");
     p = skip_indirections(p);
-    if (sn_hash_cap) {
-        StgWord s = sn_slot((StgWord)p);
-        if (sn_keys[s])
-            return names[sn_vals[s] - 1].sn_obj;
-    }
+    /*
+     * Allocate first (it may collect, and collections rewrite the table),
+     * then look and insert under sn_lock: another thread may be making a
+     * name for the same object. A name made for nothing stays garbage.
+     */
     cap->scratch[0] = p;
     StgStableName *sn = (StgStableName *)rts_alloc(cap, SIZEOF_W(StgStableName));
     p = cap->scratch[0];
     cap->scratch[0] = NULL;
+    sn->info = &stg_STABLE_NAME_info;
+    sn->sn = 0;
 
+    pthread_mutex_lock(&sn_lock);
+    if (sn_hash_cap) {
+        StgWord s = sn_slot((StgWord)p);
+        if (sn_keys[s]) {
+            StgStableName *old = names[sn_vals[s] - 1].sn_obj;
+            pthread_mutex_unlock(&sn_lock);
+            return old;
+        }
+    }
     if (n_sn_free == 0) {
         StgWord old = sn_size;
         sn_size = old ? old * 2 : 64;
@@ -277,6 +295,7 @@ StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
         sn_keys[s] = (StgWord)p;
         sn_vals[s] = i + 1;
     }
+    pthread_mutex_unlock(&sn_lock);
     return sn;
 }
 

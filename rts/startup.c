@@ -26,6 +26,7 @@
 #include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
+#include "timer.h"
 
 /* The ABI check's symbol (rts/Config.h): what objects compiled against these headers refer to. */
 const int HSRTS_ABI_SYMBOL(HSRTS_ABI_VERSION) = HSRTS_ABI_VERSION;
@@ -103,6 +104,7 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
     statics_init(rts_config.keep_cafs);
     running = true;
     msg_set_exit_hook(on_fatal_exit);
+    timer_start();
     stats_init_end();
 }
 
@@ -147,6 +149,12 @@ static void final_gc(Capability *cap)
 /* The last hs_exit, or shutdownHaskellAndExit: shut everything down. */
 static void shut_down_runtime(void)
 {
+    /* The timer may be collecting: it needs every capability, ours too. */
+    Capability *held = cap_mine();
+    void *token = held ? rts_suspend(held) : NULL;
+    timer_stop();
+    if (token)
+        rts_resume(token);
     stats_exit_start();
     if (rts_config.onExitHook)
         rts_config.onExitHook();

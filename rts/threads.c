@@ -139,6 +139,8 @@ static int new_thread(Capability *cap)
     ((StgStopFrame *)s->sp)->info = &stg_STOP_FRAME_info;
     tso->stackobj = s;
     tso->tot_stack_size = s->stack_size;
+    /* Collections while the chunk was made may have promoted the TSO past its young chunk. */
+    tso_dirty(cap, tso);
     return table_insert(tso);
 }
 
@@ -187,13 +189,12 @@ void threads_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
     pthread_mutex_unlock(&table_lock);
 }
 
-uint32_t threads_count(void)
+uint32_t threads_made(void)
 {
-    return table_size;
-}
-StgTSO *threads_get(uint32_t i)
-{
-    return i < table_size ? table[i] : NULL;
+    pthread_mutex_lock(&table_lock);
+    uint32_t n = (uint32_t)(next_thread_id - 1);
+    pthread_mutex_unlock(&table_lock);
+    return n;
 }
 
 /*

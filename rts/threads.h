@@ -86,8 +86,7 @@ void threads_stack_activate(Capability *cap, StgStack *s);
  */
 RTS_NORETURN void threads_stack_overflow(Capability *cap);
 
-/* Live threads (for the sanity checker). */
-uint32_t threads_count(void);
-StgTSO *threads_get(uint32_t i);
+/* Threads made since start-up (GHC's bound tasks: OS threads that used the runtime). */
+uint32_t threads_made(void);
 
 #endif /* RTS_THREADS_H */

@@ -23,7 +23,8 @@ RTS_INLINE StgPtr rts_alloc(Capability *cap, StgWord words)
     if (words < LARGE_OBJECT_THRESHOLD_W) {
         HsRegs *r = HS_REGS(cap);
         StgPtr p = r->hp;
-        if (RTS_LIKELY(p + words <= r->hplim)) {
+        /* A relaxed load (a plain load): another thread may store NULL here to stop us. */
+        if (RTS_LIKELY(p + words <= __atomic_load_n(&r->hplim, __ATOMIC_RELAXED))) {
             r->hp = p + words;
             return p;
         }

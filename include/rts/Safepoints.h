@@ -32,10 +32,10 @@
 extern RTS_EXPORT void rts_yield(Capability *cap);
 
 /* The inline poll: one load and one branch when nothing is wanted. */
-#define HS_SAFEPOINT(cap)                              \
-    do {                                               \
-        if (RTS_UNLIKELY(HS_REGS(cap)->hplim == NULL)) \
-            rts_yield(cap);                            \
+#define HS_SAFEPOINT(cap)                                                                  \
+    do {                                                                                   \
+        if (RTS_UNLIKELY(__atomic_load_n(&HS_REGS(cap)->hplim, __ATOMIC_RELAXED) == NULL)) \
+            rts_yield(cap);                                                                \
     } while (0)
 
 /*

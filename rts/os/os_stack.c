@@ -31,10 +31,7 @@
 
 static size_t page_size(void)
 {
-    static size_t ps;
-    if (ps == 0)
-        ps = (size_t)sysconf(_SC_PAGESIZE);
-    return ps;
+    return (size_t)sysconf(_SC_PAGESIZE); /* cheap, and no cache for threads to race on */
 }
 
 bool os_stack_reserve(OsStack *s, size_t bytes, size_t min_bytes)

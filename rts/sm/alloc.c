@@ -21,11 +21,24 @@ StgPtr rts_alloc_slow(Capability *cap, StgWord words)
     startup_require_running("rts_alloc_slow");
     if (words >= LARGE_OBJECT_THRESHOLD_W)
         return rts_alloc_large(cap, words);
-    while (!nursery_next_block(cap))
-        gc_collect(cap, false, GC_REASON_HEAP_CHECK);
-    StgPtr p = cap->r.hp;
-    cap->r.hp = p + words;
-    return p;
+    for (;;) {
+        StgPtr lim = __atomic_load_n(&cap->r.hplim, __ATOMIC_RELAXED);
+        if (RTS_UNLIKELY(lim == NULL)) {
+            /* A stop request (Note [Stopping the world] in capability.c), or the end of one. */
+            cap_safepoint(cap);
+            sm_restore_hplim(cap);
+            continue;
+        }
+        StgPtr p = cap->r.hp;
+        if (p + words <= lim) {
+            cap->r.hp = p + words;
+            return p;
+        }
+        if (nursery_next_block(cap))
+            cap_safepoint_after_refill(cap);
+        else
+            gc_collect(cap, false, GC_REASON_HEAP_CHECK);
+    }
 }
 
 static StgWord large_alloc_limit_blocks(void)
@@ -101,9 +114,13 @@ static StgPtr alloc_large(Capability *cap, StgWord words)
     /* -M is checked by check_fits and after collections: see Note [When the heap has overflowed].
      */
     StgWord blocks = words_to_blocks(words);
-    if (sm_large_alloc_blocks + blocks > large_alloc_limit_blocks())
+    if (__atomic_load_n(&sm_large_alloc_blocks, __ATOMIC_RELAXED) + blocks >
+        large_alloc_limit_blocks())
         gc_collect(cap, false, GC_REASON_LARGE);
-    bdescr *bd = bd_alloc_group_lock(blocks);
+    cap_safepoint(cap);
+    /* Generation 0's large-object list is shared by every capability: sm_lock. */
+    sm_lock();
+    bdescr *bd = bd_alloc_group(blocks);
     bd->gen = g0;
     bd->gen_no = 0;
     bd->dest_no = 0;
@@ -117,7 +134,8 @@ static StgPtr alloc_large(Capability *cap, StgWord words)
     g0->large_objects = bd;
     g0->n_large_blocks += bd->blocks;
     g0->n_large_words += words;
-    sm_large_alloc_blocks += bd->blocks;
+    __atomic_fetch_add(&sm_large_alloc_blocks, bd->blocks, __ATOMIC_RELAXED);
+    sm_unlock();
     return bd->start;
 }
 
@@ -149,7 +167,8 @@ static StgPtr alloc_pinned(Capability *cap, StgWord words)
         return alloc_large(cap, words); /* large objects never move either */
     bdescr *bd = cap->pinned_block;
     if (bd == NULL || bd->free + words > bd->start + BLOCK_SIZE_W) {
-        if (sm_large_alloc_blocks + 1 > large_alloc_limit_blocks()) {
+        if (__atomic_load_n(&sm_large_alloc_blocks, __ATOMIC_RELAXED) + 1 >
+            large_alloc_limit_blocks()) {
             gc_collect(cap, false, GC_REASON_LARGE);
             bd = cap->pinned_block; /* the collector retired it */
         }
@@ -163,7 +182,7 @@ static StgPtr alloc_pinned(Capability *cap, StgWord words)
         bd->dest_no = 0;
         bd->flags = BF_LARGE | BF_PINNED;
         cap->pinned_block = bd;
-        sm_large_alloc_blocks++;
+        __atomic_fetch_add(&sm_large_alloc_blocks, 1, __ATOMIC_RELAXED);
     }
     StgPtr p = bd->free;
     bd->free += words;

@@ -10,7 +10,9 @@
 #include "hooks.h"
 #include "flags/flags.h"
 #include "messages.h"
+#include "os/os_numa.h"
 #include "sm/mblock.h"
+#include "sm/numa.h"
 
 /* floor(log2(BLOCKS_PER_MBLOCK - 1)) + 1 buckets. */
 #define NUM_FREE_LISTS 8
@@ -121,6 +123,8 @@ static bdescr *alloc_mega_group(uint32_t node, uint32_t mblocks)
                       (unsigned long)mblock_heap_size, (unsigned long)mblocks * MBLOCK_SIZE);
         hooks_os_alloc_failed((StgWord)mblocks * MBLOCK_SIZE, "block allocator: out of memory");
     }
+    if (numa_bind)
+        os_numa_bind(mb, (size_t)mblocks * MBLOCK_SIZE, numa_os_node[node]);
     bdescr *bd = first_bdescr(mb);
     for (bdescr *d = bd; d <= last_bdescr(mb); d++) {
         d->start = (StgPtr)(((StgWord)mb) + (StgWord)(d - bd) * BLOCK_SIZE + FIRST_BLOCK_OFF);
@@ -226,6 +230,14 @@ bdescr *bd_alloc_block(void)
 bdescr *bd_alloc_block_lock(void)
 {
     return bd_alloc_group_lock(1);
+}
+
+bdescr *bd_alloc_block_on_node_lock(uint32_t node)
+{
+    sm_lock();
+    bdescr *bd = bd_alloc_group_on_node(node, 1);
+    sm_unlock();
+    return bd;
 }
 
 void bd_free_group(bdescr *bd)

@@ -37,6 +37,7 @@ bdescr *bd_alloc_group_on_node(uint32_t node, StgWord n);
 bdescr *bd_alloc_group_lock(StgWord n);
 bdescr *bd_alloc_block(void);
 bdescr *bd_alloc_block_lock(void);
+bdescr *bd_alloc_block_on_node_lock(uint32_t node);
 
 void bd_free_group(bdescr *bd);
 void bd_free_group_lock(bdescr *bd);

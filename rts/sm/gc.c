@@ -44,6 +44,13 @@ uint64_t gc_count;
 
 static bdescr ***saved_mut_lists; /* [cap][gen] */
 
+void gc_add_capabilities(uint32_t from, uint32_t to)
+{
+    saved_mut_lists = hooks_realloc(saved_mut_lists, to * sizeof(bdescr **), "gc saved mut lists");
+    for (uint32_t c = from; c < to; c++)
+        saved_mut_lists[c] = hooks_calloc(n_generations, sizeof(bdescr *), "gc saved mut lists");
+}
+
 void gc_init(void)
 {
     if (n_generations > GC_MAX_GENERATIONS)
@@ -87,7 +94,7 @@ StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
         }
     }
     generation *gen = ws->gen;
-    bd = bd_alloc_block_lock();
+    bd = bd_alloc_block_on_node_lock(gct->cap->node); /* the collecting capability's node */
     bd->gen = gen;
     bd->gen_no = (uint16_t)gen->no;
     bd->dest_no = (uint16_t)gen->to->no;
@@ -151,6 +158,18 @@ static void evac_root(RootVisitor *v, StgClosure **slot, RootKind kind)
 
 void gc_collect(Capability *cap, bool force_major, GcReason reason)
 {
+    int64_t sync_ns;
+    /* Someone else may be collecting: then we were stopped, and it is done (unless forced). */
+    while (!cap_stop_the_world(cap, &sync_ns))
+        if (!force_major)
+            return;
+    gc_collect_stopped(cap, force_major, reason, sync_ns);
+    cap_restart_the_world(cap);
+    weak_run_pending();
+}
+
+void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int64_t sync_ns)
+{
     stats_gc_start();
     if (rts_flags.gc.ring_bell) {
         fputc('\a', stderr);
@@ -197,8 +216,9 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
             saved_mut_lists[c][g] = NULL;
         }
     }
+    sm_nurseries_fit_capabilities();
     sm_reset_nurseries();
-    sm_large_alloc_blocks = 0;
+    __atomic_store_n(&sm_large_alloc_blocks, 0, __ATOMIC_RELAXED);
     gc_count++;
 
     /* Live data and slop, over every generation. */
@@ -211,7 +231,9 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         slop_words += (gen->n_blocks + gen->n_large_blocks) * BLOCK_SIZE_W - gen->live_words;
     }
 
-    trigger_after_gc(N, reason == GC_REASON_FORCED || reason == GC_REASON_EXIT, gct->copied_words);
+    trigger_after_gc(
+        N, reason == GC_REASON_FORCED || reason == GC_REASON_EXIT || reason == GC_REASON_IDLE,
+        gct->copied_words);
 
 #ifdef DEBUG
     if (rts_flags.debug.sanity)
@@ -240,10 +262,10 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         .mblocks_peak_committed = mblock_peak_committed(),
         .mblocks_in_use = mblock_n_in_use(),
         .blocks_allocated = bd_n_alloc_blocks(),
+        .sync_elapsed_ns = sync_ns,
         .any_work = gct->any_work,
         .scav_find_work = gct->scav_find_work,
     };
     gct->any_work = gct->scav_find_work = 0; /* per collection, as the record's */
     stats_gc_end(cap, &rec);
-    weak_run_pending();
 }

@@ -12,19 +12,20 @@
 
 #include "flags/flags.h"
 #include "hooks.h"
+#include "sm/numa.h"
 #include "sm/storage.h"
 
 nursery *nurseries;
 uint32_t n_nurseries;
-static uint32_t next_nursery; /* -n: the next chunk to hand out */
+static uint32_t next_nursery; /* -n: the next chunk to hand out (taken atomically) */
 static StgWord chunk_blocks;  /* -n: blocks per chunk; 0 = one nursery per capability */
 
 void nursery_init(void);
 void nursery_exit(void);
 
-static bdescr *new_nursery_block(void)
+static bdescr *new_nursery_block(uint32_t node)
 {
-    bdescr *bd = bd_alloc_block();
+    bdescr *bd = bd_alloc_group_on_node(node, 1);
     bd->gen = g0;
     bd->gen_no = 0;
     bd->dest_no = 0;
@@ -32,11 +33,11 @@ static bdescr *new_nursery_block(void)
     return bd;
 }
 
-/* Grow or shrink one nursery to n blocks. Caller holds sm_lock. */
-static void set_nursery_size(nursery *n, StgWord blocks)
+/* Grow or shrink one nursery to n blocks, on `node`. Caller holds sm_lock. */
+static void set_nursery_size(nursery *n, StgWord blocks, uint32_t node)
 {
     while (n->n_blocks < blocks) {
-        bdescr *bd = new_nursery_block();
+        bdescr *bd = new_nursery_block(node);
         bd->link = n->blocks;
         n->blocks = bd;
         n->n_blocks++;
@@ -62,7 +63,7 @@ static void build_nurseries(StgWord total)
     sm_lock();
     if (wanted != n_nurseries) {
         for (uint32_t i = wanted; i < n_nurseries; i++)
-            set_nursery_size(&nurseries[i], 0);
+            set_nursery_size(&nurseries[i], 0, 0);
         nurseries = hooks_realloc(nurseries, wanted * sizeof(nursery), "nurseries");
         for (uint32_t i = n_nurseries; i < wanted; i++) {
             nurseries[i].blocks = NULL;
@@ -73,7 +74,8 @@ static void build_nurseries(StgWord total)
     StgWord per = total / n_nurseries, extra = total % n_nurseries;
     for (uint32_t i = 0; i < n_nurseries; i++) {
         StgWord b = per + (i < extra ? 1 : 0);
-        set_nursery_size(&nurseries[i], b == 0 ? 1 : b);
+        /* Nursery i is capability i's (the first n_capabilities), or a chunk: its node. */
+        set_nursery_size(&nurseries[i], b == 0 ? 1 : b, numa_node_of_cap(i));
     }
     sm_unlock();
 }
@@ -94,11 +96,21 @@ void nursery_exit(void)
 {
     sm_lock();
     for (uint32_t i = 0; i < n_nurseries; i++)
-        set_nursery_size(&nurseries[i], 0);
+        set_nursery_size(&nurseries[i], 0, 0);
     sm_unlock();
     free(nurseries);
     nurseries = NULL;
     n_nurseries = 0;
+}
+
+/*
+ * hplim is also written by a thread stopping the world (Note [Stopping the
+ * world] in capability.c): the owner's stores are atomic too, and the
+ * owner checks for a stop request after each (cap_safepoint_after_refill).
+ */
+static void set_hplim(Capability *cap, StgPtr lim)
+{
+    __atomic_store_n(&cap->r.hplim, lim, __ATOMIC_SEQ_CST);
 }
 
 static void cap_use_nursery(Capability *cap, nursery *n)
@@ -106,7 +118,15 @@ static void cap_use_nursery(Capability *cap, nursery *n)
     cap->nursery = n;
     cap->current_nursery = n->blocks;
     cap->r.hp = n->blocks->start;
-    cap->r.hplim = n->blocks->start + BLOCK_SIZE_W;
+    set_hplim(cap, n->blocks->start + BLOCK_SIZE_W);
+}
+
+void sm_restore_hplim(Capability *cap)
+{
+    if (__atomic_load_n(&cap->r.hplim, __ATOMIC_RELAXED) == NULL && cap->current_nursery) {
+        set_hplim(cap, cap->current_nursery->start + BLOCK_SIZE_W);
+        cap_safepoint_after_refill(cap);
+    }
 }
 
 void sm_reset_nurseries(void)
@@ -122,6 +142,18 @@ void sm_reset_nurseries(void)
     for (uint32_t c = 0; c < n_capabilities; c++)
         cap_use_nursery(capabilities[c], &nurseries[c]);
     next_nursery = n_capabilities;
+}
+
+/* After setNumCapabilities raised the count: every capability needs a nursery (-A each). */
+void sm_nurseries_fit_capabilities(void)
+{
+    if (n_nurseries >= n_capabilities)
+        return;
+    StgWord per_cap = rts_flags.gc.alloc_area_bytes / BLOCK_SIZE;
+    if (per_cap < 1)
+        per_cap = 1;
+    StgWord total = sm_nursery_blocks() + per_cap * (n_capabilities - n_nurseries);
+    build_nurseries(total);
 }
 
 void sm_resize_nurseries(StgWord blocks)
@@ -156,14 +188,20 @@ bool nursery_next_block(Capability *cap)
     bd->free = cap->r.hp;
     if (bd->link) {
         cap->current_nursery = bd->link;
-    } else if (next_nursery < n_nurseries) {
-        cap_use_nursery(cap, &nurseries[next_nursery++]);
-        return true;
     } else {
+        /* -n: chunks are shared by every capability. */
+        uint32_t next = __atomic_load_n(&next_nursery, __ATOMIC_RELAXED);
+        while (next < n_nurseries) {
+            if (__atomic_compare_exchange_n(&next_nursery, &next, next + 1, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_RELAXED)) {
+                cap_use_nursery(cap, &nurseries[next]);
+                return true;
+            }
+        }
         return false;
     }
     cap->r.hp = cap->current_nursery->start;
-    cap->r.hplim = cap->current_nursery->start + BLOCK_SIZE_W;
+    set_hplim(cap, cap->current_nursery->start + BLOCK_SIZE_W);
     return true;
 }
 

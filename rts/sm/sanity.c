@@ -356,6 +356,14 @@ static void check_root(const char *what, StgClosure *const *field)
         FAIL("%s %p does not point to a closure", what, (void *)p);
 }
 
+static void check_thread(void *ctx, StgClosure **slot)
+{
+    (void)ctx;
+    StgTSO *t = (StgTSO *)*slot;
+    if (!is_start(t) || t->info->type != TSO || !is_start(t->stackobj))
+        FAIL("thread table entry %p is not a TSO with a stack", (void *)t);
+}
+
 static void check_roots(void)
 {
     for (uint32_t i = 0; i < statics_caf_count(); i++) {
@@ -386,11 +394,8 @@ static void check_roots(void)
                 FAIL("capability %u's active stack %p is not dirty", c, (void *)cap->r.stack);
         }
     }
-    for (uint32_t i = 0; i < threads_count(); i++) {
-        StgTSO *t = threads_get(i);
-        if (t && (!is_start(t) || t->info->type != TSO || !is_start(t->stackobj)))
-            FAIL("thread table entry %u (%p) is not a TSO with a stack", i, (void *)t);
-    }
+    /* Through the visitor: it holds the table's lock (threads end without a capability). */
+    threads_visit(check_thread, NULL);
 }
 
 void sanity_check_heap(const char *when, bool after_gc)

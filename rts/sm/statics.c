@@ -3,6 +3,7 @@
  */
 #include "sm/statics.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "hooks.h"
@@ -48,14 +49,19 @@ void setKeepCAFs(void)
     keep = true;
 }
 
+/* Guards cafs/n_cafs/cafs_cap against threads entering CAFs at once (the collector runs alone). */
+static pthread_mutex_t caf_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void statics_new_caf(StgCAF *caf)
 {
+    pthread_mutex_lock(&caf_lock);
     if (n_cafs == cafs_cap) {
         cafs_cap = cafs_cap ? cafs_cap * 2 : 64;
         cafs = hooks_realloc(cafs, cafs_cap * sizeof(StgCAF *), "CAF table");
     }
     caf->saved_info = caf->info;
     cafs[n_cafs++] = caf;
+    pthread_mutex_unlock(&caf_lock);
 }
 
 static void revert(StgCAF *caf)

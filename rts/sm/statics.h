@@ -57,11 +57,10 @@ void statics_gc_end(struct gc_thread_ *gct);
 
 /*
  * Locking: the CAF table is changed by the thread that enters a CAF (holding
- * a capability) and by the collector (the world stopped). With one
- * capability that is all the exclusion it needs; the threaded way guards
- * statics_new_caf with a lock. The marked set and work list belong to the
- * collection in progress (one GC thread follows statics; the parallel
- * collector keeps it so).
+ * a capability) and by the collector (the world stopped); caf_lock in
+ * statics.c keeps threads entering different CAFs at once apart. The marked set and work list
+ * belong to the collection in progress (one GC thread follows statics; the parallel collector keeps
+ * it so).
  */
 
 /* Registered CAFs (for the sanity checker). */

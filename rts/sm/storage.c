@@ -123,6 +123,17 @@ StgWord sm_count_owned_blocks(void)
     return n;
 }
 
+void sm_add_capabilities(uint32_t from, uint32_t to)
+{
+    for (uint32_t c = from; c < to; c++) {
+        Capability *cap = capabilities[c];
+        cap->mut_lists = hooks_calloc(n_generations, sizeof(bdescr *), "remembered sets");
+        for (uint32_t g = 1; g < n_generations; g++)
+            cap->mut_lists[g] = mut_list_new_block();
+    }
+    gc_add_capabilities(from, to);
+}
+
 void sm_check(void)
 {
     for (uint32_t g = 0; g < n_generations; g++) {

@@ -93,8 +93,14 @@ void sm_exit(void);
 /* Store the capability's allocation pointer into its current block. */
 void sm_sync_cap(Capability *cap);
 
+/* hplim is NULL but no stop is pending (any more): point it at the current block's end. */
+void sm_restore_hplim(Capability *cap);
+
 /* After a collection: every nursery block empty, capabilities on their first. */
 void sm_reset_nurseries(void);
+
+/* Inside a collection: give capabilities made since the last one their nurseries. */
+void sm_nurseries_fit_capabilities(void);
 
 /* Make the total allocation area `blocks` blocks (at least one per nursery). */
 void sm_resize_nurseries(StgWord blocks);
@@ -106,7 +112,7 @@ uint64_t sm_allocated_since_gc(void);
 bool nursery_next_block(Capability *cap);
 
 /* Blocks of large objects allocated since the last collection (for -AL). */
-extern StgWord sm_large_alloc_blocks;
+extern StgWord sm_large_alloc_blocks; /* atomic: every capability adds to it */
 
 /* Put a group on a generation's large-object list (as the collector leaves it). */
 void sm_link_large(generation *gen, bdescr *bd);

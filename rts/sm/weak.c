@@ -3,6 +3,7 @@
  */
 #include "sm/weak.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "capability.h"
@@ -13,6 +14,9 @@
 #include "sm/gc_util.h"
 #include "startup.h"
 
+/* weak_lock guards the table against mutator threads (rts_mk_weak, rts_finalize_weak); the
+ * collector changes it with the world stopped. */
+static pthread_mutex_t weak_lock = PTHREAD_MUTEX_INITIALIZER;
 static StgWeak **table;
 static bool *kept; /* this collection: the key was found alive */
 static StgWord n_weak, table_cap;
@@ -22,6 +26,8 @@ typedef struct {
     void *env;
 } Pending;
 
+/* pending_lock guards the queue of finalizers to run (filled by collections, drained after). */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static Pending *pending;
 static StgWord n_pending, pending_cap;
 static bool running_finalizers;
@@ -59,12 +65,14 @@ StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFina
     w->cfinalizer = finalizer;
     w->cfinalizer_env = env;
     rts_pop_roots(cap, r);
+    pthread_mutex_lock(&weak_lock);
     if (n_weak == table_cap) {
         table_cap = table_cap ? table_cap * 2 : 64;
         table = hooks_realloc(table, table_cap * sizeof *table, "weak pointers");
         kept = hooks_realloc(kept, table_cap * sizeof *kept, "weak pointers");
     }
     table[n_weak++] = w;
+    pthread_mutex_unlock(&weak_lock);
     return w;
 }
 
@@ -89,6 +97,7 @@ static void queue(HsFinalizer fn, void *env)
 {
     if (!fn)
         return;
+    pthread_mutex_lock(&pending_lock);
     if (n_pending == pending_cap) {
         pending_cap = pending_cap ? pending_cap * 2 : 16;
         pending = hooks_realloc(pending, pending_cap * sizeof *pending, "finalizers");
@@ -96,6 +105,7 @@ static void queue(HsFinalizer fn, void *env)
     pending[n_pending].fn = fn;
     pending[n_pending].env = env;
     n_pending++;
+    pthread_mutex_unlock(&pending_lock);
 }
 
 static void kill(StgWeak *w)
@@ -109,17 +119,20 @@ void rts_finalize_weak(Capability *cap, StgWeak *w)
     if (cap == NULL || cap != cap_mine())
         cap_misuse("rts_finalize_weak", cap);
     w = (StgWeak *)UNTAG((StgClosure *)w);
+    pthread_mutex_lock(&weak_lock);
     for (StgWord i = 0; i < n_weak; i++) {
         if (table[i] == w) {
             HsFinalizer fn = w->cfinalizer;
             void *env = w->cfinalizer_env;
             table[i] = table[--n_weak];
             kill(w);
+            pthread_mutex_unlock(&weak_lock);
             if (fn)
                 fn(env);
             return;
         }
     }
+    pthread_mutex_unlock(&weak_lock);
 }
 
 void weak_gc_start(void)
@@ -179,14 +192,30 @@ void weak_gc_dead(void)
 
 void weak_run_pending(void)
 {
-    if (running_finalizers)
-        return;
-    running_finalizers = true;
-    /* A finalizer may not allocate, but be safe if the queue grows meanwhile. */
-    for (StgWord i = 0; i < n_pending; i++)
-        pending[i].fn(pending[i].env);
-    n_pending = 0;
-    running_finalizers = false;
+    /*
+     * Take the queue, then run it without the lock: another thread's
+     * collection may queue more meanwhile (they run after that one). A
+     * finalizer may not allocate, so none of this recurses.
+     */
+    for (;;) {
+        pthread_mutex_lock(&pending_lock);
+        if (running_finalizers || n_pending == 0) {
+            pthread_mutex_unlock(&pending_lock);
+            return;
+        }
+        running_finalizers = true;
+        Pending *batch = pending;
+        StgWord n = n_pending;
+        pending = NULL;
+        n_pending = pending_cap = 0;
+        pthread_mutex_unlock(&pending_lock);
+        for (StgWord i = 0; i < n; i++)
+            batch[i].fn(batch[i].env);
+        free(batch);
+        pthread_mutex_lock(&pending_lock);
+        running_finalizers = false;
+        pthread_mutex_unlock(&pending_lock);
+    }
 }
 
 void weak_run_all_at_exit(void)

@@ -43,9 +43,8 @@ void weak_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx);
  * Locking: the table is added to by rts_mk_weak and rts_finalize_weak (the
  * calling thread holds a capability) and rewritten by the collector (the
  * world stopped); the pending-finalizer queue is filled by the collector
- * and drained right after it by the collecting thread. With one capability
- * that is all the exclusion needed; the threaded way adds a lock for the
- * mutator side.
+ * and drained right after it by the collecting thread; weak_lock (weak.c)
+ * keeps mutator threads' changes apart.
  */
 StgWord weak_count(void);
 StgWeak *weak_get(StgWord i);

@@ -40,6 +40,7 @@
 #include "sm/block_alloc.h"
 #include "sm/mblock.h"
 #include "sm/storage.h"
+#include "threads.h"
 #include "startup.h"
 #include "stats/stats_internal.h"
 
@@ -289,6 +290,8 @@ void stats_summarise(StatsSummary *sum)
     sum->gens = gens;
     sum->nonmoving = rts_flags.gc.nonmoving;
     sum->internal_counters = rts_flags.stats.internal_counters;
+    sum->bound_tasks = threads_made();
+    sum->n_capabilities = enabled_capabilities;
 }
 
 void stats_report(void)

@@ -55,6 +55,9 @@ typedef struct {
     const StatsGen *gens;
     bool nonmoving; /* the nonmoving collector's lines and keys */
     bool internal_counters;
+    /* The threaded way's TASKS line: OS threads that used the runtime, capabilities. */
+    uint32_t bound_tasks;
+    uint32_t n_capabilities;
 } StatsSummary;
 
 /* stats.c: the summary of the run so far (the exit phase ends now if not over). */

@@ -109,7 +109,19 @@ void stats_print_summary(FILE *f, const StatsSummary *sum)
             s->max_mem_in_use_bytes / (1024 * 1024), sum->fragmentation_bytes / (1024 * 1024));
     print_generations(f, sum);
 
-    /* The threaded way adds the work balance, TASKS and SPARKS lines here. */
+#ifdef THREADED_RTS
+    /*
+     * No parallel collection yet, so no work-balance line (GHC prints it only
+     * when the balance is above 0). Every OS thread that called in is a
+     * bound task; hsrts has no worker tasks and no sparks.
+     */
+    if (sum->work_balance > 0)
+        fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
+                sum->work_balance * 100);
+    fprintf(f, "  TASKS: %u (%u bound, 0 peak workers (0 total), using -N%u)\n\n", sum->bound_tasks,
+            sum->bound_tasks, sum->n_capabilities);
+    fprintf(f, "  SPARKS: 0 (0 converted, 0 overflowed, 0 dud, 0 GC'd, 0 fizzled)\n\n");
+#endif
     print_time_line(f, "INIT", s->init_cpu_ns, s->init_elapsed_ns);
     print_time_line(f, "MUT", s->mutator_cpu_ns, s->mutator_elapsed_ns);
     print_time_line(f, "GC", s->gc_cpu_ns, s->gc_elapsed_ns);
@@ -126,11 +138,13 @@ void stats_print_summary(FILE *f, const StatsSummary *sum)
             stats_with_commas(sum->alloc_rate, b));
     fprintf(f, "  Productivity %5.1f%% of total user, %.1f%% of total elapsed\n\n",
             sum->productivity_cpu_percent * 100, sum->productivity_elapsed_percent * 100);
+    /* GHC's texts, without a newline as in GHC. */
 #ifndef THREADED_RTS
-    /* GHC's text, without a newline as in GHC. The threaded way, when it
-     * exists, prints its spin and work-stealing counters here instead. */
     if (sum->internal_counters)
         fprintf(f, "Internal Counters require the threaded RTS");
+#else
+    if (sum->internal_counters)
+        fprintf(f, "Internal Counters require the RTS to be built with PROF_SPIN");
 #endif
 }
 
@@ -221,7 +235,20 @@ void stats_print_machine_readable(FILE *f, const StatsSummary *sum)
     mr_u(f, "alloc_rate", sum->alloc_rate);
     mr_f(f, "productivity_cpu_percent", sum->productivity_cpu_percent);
     mr_f(f, "productivity_wall_percent", sum->productivity_elapsed_percent);
-    /* The threaded way's task, spark and spin keys go here. */
+#ifdef THREADED_RTS
+    mr_u(f, "bound_task_count", sum->bound_tasks);
+    mr_u(f, "sparks_count", 0);
+    mr_u(f, "sparks_converted", 0);
+    mr_u(f, "sparks_overflowed", 0);
+    mr_u(f, "sparks_dud ", 0); /* GHC's key has the trailing space */
+    mr_u(f, "sparks_gcd", 0);
+    mr_u(f, "sparks_fizzled", 0);
+    mr_f(f, "work_balance", sum->work_balance);
+    mr_u(f, "n_capabilities", sum->n_capabilities);
+    mr_u(f, "task_count", sum->bound_tasks);
+    mr_u(f, "peak_worker_count", 0);
+    mr_u(f, "worker_count", 0);
+#endif
     for (uint32_t g = 0; g < sum->n_gens; g++) {
         const StatsGen *gs = &sum->gens[g];
         mr_gen_u(f, g, "collections", gs->collections);

@@ -47,6 +47,8 @@ for way in v debug; do
         err_has "is frozen (closure type "
         err_has "thaw it before writing"
     done
+    check thread-ends-holding \
+        "misuse_eval: a thread ended while it held capability 0 (call rts_unlock before it ends)"
     t "update-non-thunk ($way)"
     run -- $p update-non-thunk
     rc_is 1

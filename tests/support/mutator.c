@@ -9,6 +9,7 @@
 #include "mutator.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,10 @@
 
 static StgInfoTable constr_info[MAX_PTRS + 1][MAX_NPTRS + 1];
 static StgInfoTable thunk_info[MAX_PTRS + 1];
-static Mutator *active; /* the mutator running now (thunk entries need it) */
-static uint64_t weaks_made, weaks_finalized;
-static StgInfoTable cell_info; /* deep lists: head, tail, level */
+/* Several mutators may run at once, one per OS thread (the threaded stress suite). */
+static __thread Mutator *active;             /* this thread's mutator (thunk entries need it) */
+static uint64_t weaks_made, weaks_finalized; /* atomic: finalizers run on any thread */
+static StgInfoTable cell_info;               /* deep lists: head, tail, level */
 static const StgInfoTable static_nil_info = {.type = CONSTR_STATIC, .name = "test:Nil"};
 static const StgClosure static_nil = {.info = &static_nil_info};
 
@@ -59,7 +61,7 @@ static void init_infos(void)
 
 /* --- checksums around collections ----------------------------------------------- */
 
-static uint64_t checked_gcs;
+static __thread uint64_t checked_gcs;
 
 /* Will allocating `words` now start a collection? */
 static bool gc_imminent(Capability *cap, StgWord words)
@@ -68,10 +70,11 @@ static bool gc_imminent(Capability *cap, StgWord words)
         uint64_t lim = rts_flags.gc.large_alloc_lim_bytes ? rts_flags.gc.large_alloc_lim_bytes
                                                           : rts_flags.gc.alloc_area_bytes;
         StgWord blocks = (words * sizeof(StgWord) + BLOCK_SIZE - 1) / BLOCK_SIZE;
-        return sm_large_alloc_blocks + blocks > lim / BLOCK_SIZE;
+        return __atomic_load_n(&sm_large_alloc_blocks, __ATOMIC_RELAXED) + blocks >
+               lim / BLOCK_SIZE;
     }
     HsRegs *r = HS_REGS(cap);
-    return r->hp + words > r->hplim;
+    return r->hp + words > __atomic_load_n(&r->hplim, __ATOMIC_RELAXED);
 }
 
 /*
@@ -291,7 +294,7 @@ static void op_eval(Mutator *m)
 static void count_finalizer(void *env)
 {
     (void)env;
-    weaks_finalized++;
+    __atomic_fetch_add(&weaks_finalized, 1, __ATOMIC_RELAXED);
 }
 
 static void op_weak(Mutator *m)
@@ -310,7 +313,7 @@ static void op_weak(Mutator *m)
     StgWeak *w =
         GUARDED(m, SIZEOF_W(StgWeak), rts_mk_weak(m->cap, r[0], value, count_finalizer, NULL));
     rts_pop_roots(m->cap, r);
-    weaks_made++;
+    __atomic_fetch_add(&weaks_made, 1, __ATOMIC_RELAXED);
     set_root(m, random_slot(m), (StgClosure *)w);
 }
 
@@ -532,8 +535,8 @@ typedef struct {
     StgWord cap, n;
 } Map;
 
-static Map seen;
-static uint64_t last_count;
+static __thread Map seen;
+static __thread uint64_t last_count;
 
 static void map_reset(void)
 {
@@ -620,8 +623,8 @@ static uint64_t kind_of(const StgInfoTable *info)
  */
 uint64_t mutator_checksum(Mutator *m)
 {
-    static StgClosure **stack;
-    static StgWord stack_cap;
+    static __thread StgClosure **stack;
+    static __thread StgWord stack_cap;
     map_reset();
     uint64_t h = 0x12345678;
     uint64_t next_id = 1;
@@ -722,11 +725,8 @@ void mutator_check_fixed(Mutator *m)
 void mutator_init(Mutator *m, Capability *cap, uint64_t seed)
 {
     active = m;
-    static bool infos_ready;
-    if (!infos_ready) {
-        init_infos();
-        infos_ready = true;
-    }
+    static pthread_once_t infos_ready = PTHREAD_ONCE_INIT;
+    pthread_once(&infos_ready, init_infos);
     memset(m, 0, sizeof *m);
     m->cap = cap;
     rng_init(&m->rng, seed);
@@ -752,11 +752,11 @@ void mutator_clear(Mutator *m)
 
 uint64_t mutator_weaks_made(void)
 {
-    return weaks_made;
+    return __atomic_load_n(&weaks_made, __ATOMIC_RELAXED);
 }
 uint64_t mutator_weaks_finalized(void)
 {
-    return weaks_finalized;
+    return __atomic_load_n(&weaks_finalized, __ATOMIC_RELAXED);
 }
 
 uint64_t mutator_checked_gcs(void)

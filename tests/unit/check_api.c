@@ -186,7 +186,11 @@ END_TEST
 
 START_TEST(way_queries)
 {
+#ifdef THREADED_RTS
+    ck_assert_int_eq(rts_isThreaded(), 1);
+#else
     ck_assert_int_eq(rts_isThreaded(), 0);
+#endif
 #ifdef DEBUG
     ck_assert_int_eq(rts_isDebugged(), 1);
 #else

@@ -113,13 +113,13 @@ END_TEST
 
 /* --- rts_yield and HS_SAFEPOINT ---------------------------------------------------------- */
 
-static volatile int waiter_ran;
+static int waiter_ran; /* atomic */
 
 static void *waiter_thread(void *arg)
 {
     (void)arg;
     Capability *cap = rts_lock(); /* waits: the main thread holds the capability */
-    waiter_ran = 1;
+    __atomic_store_n(&waiter_ran, 1, __ATOMIC_SEQ_CST);
     rts_unlock(cap);
     hs_thread_done();
     return NULL;
@@ -134,7 +134,7 @@ START_TEST(yield_gives_a_waiting_thread_a_turn)
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, waiter_thread, NULL), 0);
     /* A loop that never allocates: its safepoint lets the waiter run. */
-    while (!waiter_ran)
+    while (!__atomic_load_n(&waiter_ran, __ATOMIC_SEQ_CST))
         rts_yield(cap);
     ck_assert_ptr_eq(cap_mine(), cap);
     pthread_join(th, NULL);

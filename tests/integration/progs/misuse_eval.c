@@ -3,6 +3,7 @@
  * generated code could make, which the runtime must refuse with one line
  * and exit 1 (rts/README.md, "Exit statuses"). Usage: misuse_eval MODE.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,13 @@ static StgClosure *exit_entry(Capability *cap, StgClosure *self, StgClosure **fv
     return NULL;
 }
 static const StgInfoTable exit_info = HS_THUNK_INFO(exit_entry, 0, 1, "test:exits");
+
+static void *lock_and_end(void *arg)
+{
+    (void)arg;
+    rts_lock(); /* and never rts_unlock */
+    return NULL;
+}
 
 static StgClosure *mk_thunk(Capability *cap, const StgInfoTable *info)
 {
@@ -117,6 +125,14 @@ int main(int argc, char *argv[])
         rts_freeze_small_array(cap, a);
         StgClosure *res;
         rts_cas_small_array(cap, a, 0, NULL, NULL, &res);
+    } else if (strcmp(mode, "thread-ends-holding") == 0) {
+        rts_pop_roots(cap, r);
+        rts_unlock(cap);
+        pthread_t t;
+        pthread_create(&t, NULL, lock_and_end, NULL);
+        pthread_join(t, NULL);
+        fprintf(stderr, "misuse_eval: thread-ends-holding was not refused\n");
+        return 0;
     } else if (strcmp(mode, "hs-exit-inside-eval") == 0) {
         rts_eval(cap, mk_thunk(cap, &exit_info));
     } else {

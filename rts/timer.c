@@ -1,0 +1,130 @@
+/*
+ * The timer thread. See timer.h.
+ *
+ * Note [Idle collections]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * A program that stops running (its threads blocked outside the runtime:
+ * every capability free, or its thread in rts_suspend) keeps whatever its
+ * last collection left: garbage in the old generation, memory that a
+ * major collection would give back. GHC's answer is the idle GC, and so
+ * is ours: when every capability has been free for -I seconds, the timer
+ * thread takes a capability and runs one major collection (with
+ * GC_REASON_IDLE, which counts as a collection not caused by growth, so
+ * heap sizing returns memory: Note [Returning memory] in sm/trigger.c). It
+ * does it once per idle spell: the next needs some activity first (a
+ * capability taken by someone else), and -Iw seconds since the last one.
+ * -I0 turns it off; -V0 turns the timer off, and with it idle collections.
+ */
+#include "timer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "capability.h"
+#include "flags/flags.h"
+#include "messages.h"
+#include "os/os_time.h"
+#include "sm/gc.h"
+
+static pthread_t timer_thread;
+static bool running;
+static pthread_mutex_t timer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t timer_wake = PTHREAD_COND_INITIALIZER;
+static bool stopping; /* guarded by timer_lock */
+static uint64_t idle_gcs;
+
+/* false: not idle after all (someone took a capability meanwhile). */
+static bool idle_collection(uint64_t activity)
+{
+    Capability *cap = cap_lock_if_idle(activity);
+    if (cap == NULL)
+        return false;
+    gc_collect(cap, true, GC_REASON_IDLE);
+    rts_unlock(cap);
+    __atomic_fetch_add(&idle_gcs, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+static void *timer_main(void *arg)
+{
+    (void)arg;
+    int64_t tick_ns = (int64_t)(rts_flags.misc.tick_interval * 1e9);
+    int64_t idle_ns = (int64_t)(rts_flags.gc.idle_gc_delay * 1e9);
+    int64_t every_ns = (int64_t)(rts_flags.gc.idle_gc_interval * 1e9);
+    uint64_t last_activity = 0;
+    int64_t idle_since = os_time_monotonic_ns();
+    int64_t last_idle_gc = 0;
+    bool done_this_spell = false;
+
+    pthread_mutex_lock(&timer_lock);
+    while (!stopping) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += tick_ns / 1000000000;
+        ts.tv_nsec += tick_ns % 1000000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        int rc = pthread_cond_timedwait(&timer_wake, &timer_lock, &ts);
+        if (stopping)
+            break;
+        if (rc != ETIMEDOUT && rc != 0)
+            continue;
+        pthread_mutex_unlock(&timer_lock);
+
+        uint64_t activity;
+        bool idle = cap_world_is_idle(&activity);
+        int64_t now = os_time_monotonic_ns();
+        if (activity != last_activity || !idle) {
+            last_activity = activity;
+            idle_since = now;
+            done_this_spell = false;
+        } else if (!done_this_spell && now - idle_since >= idle_ns &&
+                   (last_idle_gc == 0 || now - last_idle_gc >= every_ns) &&
+                   idle_collection(activity)) {
+            last_idle_gc = os_time_monotonic_ns();
+            done_this_spell = true;
+            /* Our own turn with a capability is not activity. */
+            cap_world_is_idle(&last_activity);
+        }
+        pthread_mutex_lock(&timer_lock);
+    }
+    pthread_mutex_unlock(&timer_lock);
+    return NULL;
+}
+
+void timer_start(void)
+{
+    running = false;
+    stopping = false;
+    idle_gcs = 0;
+    if (rts_flags.misc.tick_interval <= 0 || !rts_flags.gc.do_idle_gc ||
+        rts_flags.gc.idle_gc_delay <= 0)
+        return;
+    int rc = pthread_create(&timer_thread, NULL, timer_main, NULL);
+    if (rc != 0) {
+        errno = rc;
+        msg_sys_error("warning: cannot start the timer thread; idle collections are off");
+        return;
+    }
+    running = true;
+}
+
+void timer_stop(void)
+{
+    if (!running)
+        return;
+    pthread_mutex_lock(&timer_lock);
+    stopping = true;
+    pthread_cond_broadcast(&timer_wake);
+    pthread_mutex_unlock(&timer_lock);
+    pthread_join(timer_thread, NULL);
+    running = false;
+}
+
+uint64_t timer_idle_gcs(void)
+{
+    return __atomic_load_n(&idle_gcs, __ATOMIC_RELAXED);
+}
