@@ -13,6 +13,7 @@
  * Each check is compared with 2^(d+1) - 1 nodes per tree of depth d; a
  * wrong count fails the program (bench/bench.h), as in every peer.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,6 +77,48 @@ typedef struct {
     StgClosure *long_lived;
 } MainRoots;
 
+/*
+ * With several capabilities (threaded runtime, -N2...) the short-lived trees
+ * of one depth are shared out between that many OS threads, as the
+ * Benchmarks Game's parallel versions do; each takes a capability of its own.
+ */
+typedef struct {
+    int depth;
+    long iterations;
+    long sum;
+} Share;
+
+static void *share_main(void *arg)
+{
+    Share *sh = arg;
+    Capability *cap = rts_lock();
+    for (long i = 0; i < sh->iterations; i++)
+        sh->sum += check(bottom_up(cap, sh->depth));
+    rts_unlock(cap);
+    hs_thread_done();
+    return NULL;
+}
+
+static long trees_in_parallel(Capability *cap, int d, long iterations, uint32_t n)
+{
+    Share sh[64];
+    pthread_t th[64];
+    if (n > 64)
+        n = 64;
+    void *token = rts_suspend(cap); /* this thread only waits meanwhile */
+    for (uint32_t t = 0; t < n; t++) {
+        sh[t] = (Share){d, iterations / n + ((long)t < iterations % n ? 1 : 0), 0};
+        pthread_create(&th[t], NULL, share_main, &sh[t]);
+    }
+    long sum = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        pthread_join(th[t], NULL);
+        sum += sh[t].sum;
+    }
+    rts_resume(token);
+    return sum;
+}
+
 int main(int argc, char *argv[])
 {
     hs_init_with_rtsopts(&argc, &argv);
@@ -97,11 +140,15 @@ int main(int argc, char *argv[])
     MainRoots *r = HS_ROOTS(cap, MainRoots);
     r->long_lived = bottom_up(cap, max_depth);
 
+    uint32_t caps = getNumCapabilities();
     for (int d = min_depth; d <= max_depth; d += 2) {
         long iterations = 1L << (max_depth - d + min_depth);
         long sum = 0;
-        for (long i = 0; i < iterations; i++)
-            sum += check(bottom_up(cap, d));
+        if (caps > 1)
+            sum = trees_in_parallel(cap, d, iterations, caps);
+        else
+            for (long i = 0; i < iterations; i++)
+                sum += check(bottom_up(cap, d));
         printf("%ld\t trees of depth %d\t check: %ld\n", iterations, d, sum);
         bench_check("binarytrees", "nodes", sum, iterations * ((1L << (d + 1)) - 1));
     }

@@ -26,8 +26,10 @@ cp "$raw" "$out_dir/$stem.raw.txt"
 # The hsrts configuration a peer is compared with: the same allocation area.
 baseline() {
     case $1 in
+        hsrts@*) echo "hsrts" ;; # BENCH_BASELINE: the tree against an earlier revision
         hsrts*) echo "" ;;
         *-A64m) echo "hsrts -A64m" ;;
+        *-N2) echo "hsrts -N2" ;;
         *) echo "hsrts" ;;
     esac
 }

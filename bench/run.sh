@@ -200,6 +200,11 @@ elif build_peer GHC build/bench/ghc "ghc"; then
     add_config "GHC" ghcstats build/bench/ghc ""
     add_config "GHC -A4m" ghcstats build/bench/ghc "-A4m"
     add_config "GHC -A64m" ghcstats build/bench/ghc "-A64m"
+    if [ "${thr_ok:-no}" = yes ]; then
+        if build_peer "GHC -N2" build/bench/ghc-thr "ghc -threaded"; then
+            add_config "GHC -N2" ghcstats build/bench/ghc-thr "-N2"
+        fi
+    fi
 fi
 if ! command -v ocamlopt >/dev/null 2>&1; then
     note "OCaml skipped: ocamlopt is not installed (make bench-deps installs ocaml-nox)."

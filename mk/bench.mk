@@ -44,6 +44,12 @@ build/bench/ghc/%: bench/peers/%.hs
 	$(quiet) GHC $@
 	$(Q)ghc $(BENCH_GHC_FLAGS) -outputdir $(@D)/obj/$* -o $@ $< > $(@D)/obj/$*.log \
 	    || { cat $(@D)/obj/$*.log >&2; exit 1; }
+# The threaded GHC peer, for the -N2 configuration.
+build/bench/ghc-thr/%: bench/peers/%.hs
+	@mkdir -p $(@D)/obj/$*
+	$(quiet) GHC $@
+	$(Q)ghc $(BENCH_GHC_FLAGS) -threaded -outputdir $(@D)/obj/$* -o $@ $< > $(@D)/obj/$*.log \
+	    || { cat $(@D)/obj/$*.log >&2; exit 1; }
 
 # OCaml: ocamlopt writes its objects beside the sources, so compile copies.
 # -unsafe drops bounds checks, as the C and GHC versions have none.

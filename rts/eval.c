@@ -212,9 +212,18 @@ static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
 RTS_INLINE bool claim(Capability *cap, StgClosure *q)
 {
 #ifdef THREADED_RTS
-    StgWord expected = 0;
-    return __atomic_compare_exchange_n(slot_of(q), &expected, HS_REGS(cap)->owner, false,
-                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    /*
+     * With one capability no other thread runs while this one is between
+     * its look at the slot and this store, so a plain store is enough (a
+     * capability is only added with the world stopped, at a safepoint).
+     */
+    if (n_capabilities > 1) {
+        StgWord expected = 0;
+        return __atomic_compare_exchange_n(slot_of(q), &expected, HS_REGS(cap)->owner, false,
+                                           __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    }
+    *slot_of(q) = HS_REGS(cap)->owner;
+    return true;
 #else
     *slot_of(q) = HS_REGS(cap)->owner;
     return true;

@@ -2,6 +2,7 @@
 -- bench/binarytrees.c. Build: ghc -O2 -fno-full-laziness -fno-cse -rtsopts
 -- (without those flags GHC shares one tree across iterations).
 import System.Environment
+import Control.Concurrent
 import Control.Monad
 import Control.Exception (evaluate)
 import Data.Bits
@@ -31,9 +32,20 @@ main = do
   -- Built before the loop, as the benchmark specifies (a lazy `let` would
   -- only build it at the end, so it would not be live during the loop).
   long <- evaluate (make maxN)
+  caps <- getNumCapabilities
   forM_ [minN, minN+2 .. maxN] $ \d -> do
     let niter = (1 :: Int) `shiftL` (maxN - d + minN)
-        s = sum [check (make d) | _ <- [1..niter]] :: Int
+    -- With -N2 (a -threaded build) the trees of one depth are shared out
+    -- between that many threads, as the C version does with capabilities.
+    s <- if caps <= 1
+           then evaluate (sum [check (make d) | _ <- [1..niter]] :: Int)
+           else do
+             vars <- forM [0 .. caps - 1] $ \t -> do
+               v <- newEmptyMVar
+               let k = niter `div` caps + (if t < niter `mod` caps then 1 else 0)
+               _ <- forkIO (putMVar v $! sum [check (make d) | _ <- [1..k]])
+               return v
+             sum <$> mapM takeMVar vars
     putStrLn $ show niter ++ "\t trees of depth " ++ show d ++ "\t check: " ++ show s
     verify "nodes" s (niter * nodes d)
   let c1 = check long
