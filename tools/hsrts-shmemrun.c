@@ -42,7 +42,7 @@
 #include "shmem/shmem_local.h"
 
 #define ME                  "hsrts-shmemrun"
-#define GRACE_MS_GLOBAL     2000 /* after a global exit, before SIGTERM */
+#define GRACE_MS_GLOBAL     500  /* after a global exit, before SIGTERM */
 #define GRACE_MS_TERM       2000 /* after SIGTERM, before SIGKILL */
 #define EXIT_USAGE          1
 #define EXIT_PROGRAM_ABSENT 127

@@ -179,7 +179,7 @@ void shmem_init(void)
 {
     ShmemJob *j = &shmem_job;
     if (j->state == SHMEM_RUNNING)
-        msg_fatal(EXIT_BADFLAGS, "shmem_init: called twice (the job is already running)");
+        shmem_fail("shmem_init", "called twice (the job is already running)");
     if (j->state != SHMEM_UNINIT)
         msg_fatal(EXIT_BADFLAGS, "shmem_init: called after shmem_finalize (a job starts once)");
     j->backend = shmem_backend_default();

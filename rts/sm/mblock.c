@@ -43,6 +43,19 @@ MBlockFailure mblock_last_failure(void)
 
 #define MIN_RESERVATION ((uint64_t)256 << 20)
 
+/*
+ * Where to ask for a reservation of `size` bytes: -xb, else below the
+ * symmetric region if there is one (Note [The symmetric region]), a guard
+ * megablock apart since os_reserve maps one alignment unit more than it
+ * keeps and all of it must be free.
+ */
+static uintptr_t reservation_hint(uint64_t size)
+{
+    if (rts_flags.gc.heap_base || !fixed_bytes || fixed_base <= size + MBLOCK_SIZE)
+        return rts_flags.gc.heap_base;
+    return fixed_base - size - MBLOCK_SIZE;
+}
+
 void mblock_init(void)
 {
     uint64_t want = rts_flags.gc.address_space_bytes;
@@ -53,14 +66,10 @@ void mblock_init(void)
      * -xr is a request: when the OS (ulimit -v, a small address space)
      * refuses, halve it down to a floor rather than fail at start-up.
      */
-    uintptr_t hint = rts_flags.gc.heap_base;
-    bool below_fixed = hint == 0 && fixed_bytes > 0;
-    void *p =
-        os_reserve(size, MBLOCK_SIZE, below_fixed && fixed_base > size ? fixed_base - size : hint);
+    void *p = os_reserve(size, MBLOCK_SIZE, reservation_hint(size));
     while (!p && size / 2 >= MIN_RESERVATION) {
         size /= 2;
-        p = os_reserve(size, MBLOCK_SIZE,
-                       below_fixed && fixed_base > size ? fixed_base - size : hint);
+        p = os_reserve(size, MBLOCK_SIZE, reservation_hint(size));
     }
     if (!p)
         msg_fatal(EXIT_INTERNAL_ERROR,

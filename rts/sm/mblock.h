@@ -71,9 +71,10 @@ uintptr_t mblock_high_water(void);
  * none of those megablocks was ever used, the reservation gives up its top
  * from base on (so the two are one contiguous span); otherwise the range is
  * reserved on its own at exactly base, and a heap reservation made later
- * (hs_init after shmem_init) is placed directly below it when -xb does not
- * say where. One region at a time; no lock (the symmetric heap is set up
- * before and torn down after any other thread can allocate megablocks).
+ * (hs_init after shmem_init) is placed directly below it, one unmapped
+ * guard megablock apart, when -xb does not say where. One region at a
+ * time; no lock (the symmetric heap is set up before and torn down after
+ * any other thread can allocate megablocks).
  */
 /*
  * Claim [base, base+bytes) (megablock multiples) as the symmetric region,

@@ -76,15 +76,23 @@ static void mpi_map_heap(ShmemJob *j)
         msg_sys_error("shmem_init: cannot map the symmetric heap");
         MPI_Abort(MPI_COMM_WORLD, EXIT_INTERNAL_ERROR);
     }
+    j->peer = NULL;
+    /*
+     * A job of one rank reaches nothing remote (its puts to itself are
+     * memcpy), and Open MPI 4.1's default one-sided component fails to
+     * create a window in a single-rank job: so it has none.
+     */
+    if (j->n == 1)
+        return;
     MPI_CHECK(MPI_Win_create(p, (MPI_Aint)j->heap_bytes, 1, MPI_INFO_NULL, comm, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
-    j->peer = NULL;
 }
 
 static void mpi_quiet(void)
 {
-    MPI_CHECK(MPI_Win_flush_all(win));
+    if (win != MPI_WIN_NULL)
+        MPI_CHECK(MPI_Win_flush_all(win));
 }
 
 static void mpi_barrier(void)
@@ -149,8 +157,10 @@ RTS_NORETURN static void mpi_exit_all(int status)
 
 static void mpi_finish(ShmemJob *j)
 {
-    MPI_CHECK(MPI_Win_unlock_all(win));
-    MPI_CHECK(MPI_Win_free(&win));
+    if (win != MPI_WIN_NULL) {
+        MPI_CHECK(MPI_Win_unlock_all(win));
+        MPI_CHECK(MPI_Win_free(&win));
+    }
     MPI_CHECK(MPI_Comm_free(&comm));
     if (we_initialised)
         MPI_Finalize();
