@@ -98,3 +98,19 @@ ifneq ($(HAVE_MPI),yes)
 	      "Open MPI (make deps installs openmpi-bin and libopenmpi-dev)"
 endif
 
+
+# ---- the benchmark (bench/shmem.c, run by bench/shmem_run.sh) -----------------
+# build/bench/shmem comes from the top Makefile's rule (libhsrts, local backend).
+
+build/bench/shmem: bench/bench.h
+ifeq ($(HAVE_MPI),yes)
+build/bench/mpi/shmem: bench/shmem.c bench/bench.h $(RTS_HDRS) build/lib/libhsrts_mpi.a
+	@mkdir -p $(@D)
+	$(quiet) LINK $@
+	$(Q)$(MPICC) $(PROG_CFLAGS) -O2 -g -Ibench -o $@ $< build/lib/libhsrts_mpi.a $(RTS_LIBS)
+endif
+# The peer: the same program on Open MPI's own OpenSHMEM (Debian's liboshmem).
+build/bench/oshmem/shmem: bench/shmem.c bench/bench.h
+	@mkdir -p $(@D)
+	$(quiet) OSHCC $@
+	$(Q)oshcc -std=gnu11 -O2 -g -Wall -Ibench -o $@ $<

@@ -11,9 +11,13 @@
  * A central counter and a generation word in the shared control area.
  * Each PE increments bar_count; the last to arrive resets it, then bumps
  * bar_gen, then wakes any sleepers. The others wait for bar_gen to move:
- * spinning for at most SPIN_NS (a barrier among PEs that are all running
- * completes well within it), then sleeping on bar_gen with FUTEX_WAIT, so
- * eight PEs on two cores do not burn the cores the late PEs need. The
+ * spinning for at most SPIN_NS (1 µs: a barrier among PEs that each have
+ * a core completes within it), then calling sched_yield until YIELD_NS
+ * more have passed (when PEs outnumber cores, the late ones get the core
+ * at once, without the cost of a futex wake-up and a scheduler round
+ * trip; bench/README.md has the numbers), then sleeping on bar_gen with
+ * FUTEX_WAIT, so eight PEs on two cores do not burn the cores the late
+ * PEs need. The
  * count is reset before the generation moves, so a PE released early that
  * arrives at the next barrier counts towards that one. `sleepers` spares
  * the wake system call when nobody sleeps: a waiter announces itself and
@@ -33,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <time.h>
 
 #include "Rts.h"
@@ -41,7 +46,9 @@
 
 _Static_assert(SHMEM_LOCAL_GATHER == SHMEM_GATHER_MAX, "allgather record sizes");
 
-#define SPIN_NS 2000
+/* Note [The local barrier]: how long a waiter spins, then yields, before it sleeps. */
+#define SPIN_NS  1000u
+#define YIELD_NS 4000u
 
 static ShmemLocalCtrl *ctrl;
 static uint64_t ctrl_bytes;
@@ -177,18 +184,18 @@ static void local_barrier(void)
             shmem_local_wake_all(ctrl);
         return;
     }
-    uint64_t deadline = 0;
+    uint64_t start = now_ns();
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(&ctrl->bar_gen, memory_order_acquire) != gen)
             return;
         cpu_relax();
-        if (i % 32 == 0) {
-            uint64_t t = now_ns();
-            if (!deadline)
-                deadline = t + SPIN_NS;
-            else if (t > deadline)
-                break;
-        }
+        if (i % 16 == 0 && now_ns() - start > SPIN_NS)
+            break;
+    }
+    while (now_ns() - start < SPIN_NS + YIELD_NS) {
+        if (atomic_load_explicit(&ctrl->bar_gen, memory_order_acquire) != gen)
+            return;
+        sched_yield();
     }
     for (;;) {
         atomic_fetch_add(&ctrl->sleepers, 1);
