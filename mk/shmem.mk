@@ -114,3 +114,14 @@ build/bench/oshmem/shmem: bench/shmem.c bench/bench.h
 	@mkdir -p $(@D)
 	$(quiet) OSHCC $@
 	$(Q)oshcc -std=gnu11 -O2 -g -Wall -Ibench -o $@ $<
+
+# osh_alloc (<mpp/shmem.h>) built against the installed headers and library
+# (the flags module installs hsrts under build/), for t_shmem.sh to run with
+# the installed launcher: the install rule is complete.
+build/tests/shmem/installed/osh_alloc: tests/shmem/osh_alloc.c build/tests/flags/inst.stamp
+	@mkdir -p $(@D)
+	$(quiet) LINK $@
+	$(Q)$(CC) -std=gnu11 -Wall -Werror -O1 -o $@ $< \
+	    $$(PKG_CONFIG_PATH=$(FLAGS_INST)/lib/pkgconfig pkg-config --cflags hsrts) \
+	    $(FLAGS_INST)/lib/libhsrts.a $(RTS_LIBS)
+check-integration: build/tests/shmem/installed/osh_alloc

@@ -54,6 +54,11 @@ for n in 1 2 4 8; do
     pes_passed $n osh_realloc
 done
 
+t "installed: <mpp/shmem.h>, libhsrts and hsrts-shmemrun from make install"
+srun -- build/tests/flags/inst/bin/hsrts-shmemrun -np 3 build/tests/shmem/installed/osh_alloc
+rc_is 0
+pes_passed 3 osh_alloc
+
 t "a program on its own is a job of one PE"
 srun SHMEM_SYMMETRIC_HEAP_SIZE=4M -- $V/calls $heap local
 rc_is 0

@@ -6,7 +6,8 @@
  * it as an MPI-3 RMA window. The window is locked for shared passive-target
  * access to every rank once, at start-up (MPI_Win_lock_all), and stays so:
  *  - put:     MPI_Put, then MPI_Win_flush_local (OpenSHMEM's put returns
- *             when the source buffer may be reused);
+ *             when the source buffer may be reused); a small put is
+ *             copied into a ring first and not flushed (see mpi_put);
  *  - get:     MPI_Get, then MPI_Win_flush (the data must have arrived);
  *  - quiet:   MPI_Win_flush_all (every put complete at its target);
  *  - fence:   the same (MPI orders nothing weaker per target);
@@ -89,10 +90,23 @@ static void mpi_map_heap(ShmemJob *j)
     MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
 }
 
+/*
+ * Small puts are copied into a ring and left in flight: OpenSHMEM's put
+ * returns when its source may be reused, and MPI_Put may read its origin
+ * buffer until a flush, so without the ring every small put would wait for
+ * a flush. The ring is reused after a flush: quiet's, or a local one when
+ * it fills up.
+ */
+#define RING_BYTES ((size_t)1 << 20)
+#define RING_PUT   ((size_t)4096) /* puts up to this size go through the ring */
+static uint8_t ring[RING_BYTES] __attribute__((aligned(64)));
+static size_t ring_used;
+
 static void mpi_quiet(void)
 {
     if (win != MPI_WIN_NULL)
         MPI_CHECK(MPI_Win_flush_all(win));
+    ring_used = 0;
 }
 
 static void mpi_barrier(void)
@@ -114,6 +128,18 @@ static void mpi_allgather(const void *mine, void *all, size_t bytes)
 
 static void mpi_put(uint64_t off, const void *src, size_t bytes, int pe)
 {
+    if (bytes <= RING_PUT) {
+        if (ring_used + bytes > RING_BYTES) {
+            MPI_CHECK(MPI_Win_flush_local_all(win));
+            ring_used = 0;
+        }
+        uint8_t *copy = ring + ring_used;
+        memcpy(copy, src, bytes);
+        ring_used += (bytes + 63) & ~(size_t)63;
+        MPI_CHECK(
+            MPI_Put(copy, (int)bytes, MPI_BYTE, pe, (MPI_Aint)off, (int)bytes, MPI_BYTE, win));
+        return;
+    }
     for (size_t done = 0; done < bytes; done += PIECE) {
         int n = (int)(bytes - done < PIECE ? bytes - done : PIECE);
         MPI_CHECK(MPI_Put((const char *)src + done, n, MPI_BYTE, pe, (MPI_Aint)(off + done), n,
