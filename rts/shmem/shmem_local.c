@@ -26,7 +26,10 @@
  * other. A sleeper also wakes when the launcher or a PE sets `stop`: a
  * global exit (everyone exits with its status) or a PE that exited before
  * finishing (the barrier could never complete: the job stops with a
- * message instead of hanging).
+ * message instead of hanging). `stop` is not the futex word, so its wake
+ * can fall between a waiter's check and its sleep; sleeps are bounded
+ * (STOP_CHECK_NS) so such a waiter notices within that. Completions cannot
+ * be missed: bar_gen is the futex word.
  */
 #include "shmem/shmem_local.h"
 
@@ -49,6 +52,8 @@ _Static_assert(SHMEM_LOCAL_GATHER == SHMEM_GATHER_MAX, "allgather record sizes")
 /* Note [The local barrier]: how long a waiter spins, then yields, before it sleeps. */
 #define SPIN_NS  1000u
 #define YIELD_NS 4000u
+/* The longest a sleeping waiter goes without looking at `stop`. */
+#define STOP_CHECK_NS 100000000L
 
 static ShmemLocalCtrl *ctrl;
 static uint64_t ctrl_bytes;
@@ -184,6 +189,7 @@ static void local_barrier(void)
             shmem_local_wake_all(ctrl);
         return;
     }
+    const struct timespec stop_check = {0, STOP_CHECK_NS};
     uint64_t start = now_ns();
     for (unsigned i = 1;; i++) {
         if (atomic_load_explicit(&ctrl->bar_gen, memory_order_acquire) != gen)
@@ -200,7 +206,7 @@ static void local_barrier(void)
     for (;;) {
         atomic_fetch_add(&ctrl->sleepers, 1);
         if (atomic_load(&ctrl->bar_gen) == gen && !atomic_load(&ctrl->stop))
-            syscall(SYS_futex, &ctrl->bar_gen, FUTEX_WAIT, gen, NULL, NULL, 0);
+            syscall(SYS_futex, &ctrl->bar_gen, FUTEX_WAIT, gen, &stop_check, NULL, 0);
         atomic_fetch_sub(&ctrl->sleepers, 1);
         if (atomic_load(&ctrl->bar_gen) != gen)
             return;

@@ -15,16 +15,22 @@
 #include "shmem.h"
 #include "shmem/shmem_internal.h"
 
-static void put_bytes(const char *call, void *dest, const void *src, size_t nelems, size_t elem,
-                      int pe)
+/* What every put and get checks first; the bytes to copy (0: nothing to do). */
+static size_t rma_bytes(const char *call, size_t nelems, size_t elem, int pe)
 {
-    ShmemJob *j = &shmem_job;
-    if (RTS_UNLIKELY(j->state != SHMEM_RUNNING))
+    if (RTS_UNLIKELY(shmem_job.state != SHMEM_RUNNING))
         shmem_require_running(call);
     shmem_check_pe(call, pe);
     if (RTS_UNLIKELY(nelems > SIZE_MAX / elem))
         shmem_fail(call, "%zu elements of %zu bytes overflow the address space", nelems, elem);
-    size_t bytes = nelems * elem;
+    return nelems * elem;
+}
+
+static void put_bytes(const char *call, void *dest, const void *src, size_t nelems, size_t elem,
+                      int pe)
+{
+    ShmemJob *j = &shmem_job;
+    size_t bytes = rma_bytes(call, nelems, elem, pe);
     if (bytes == 0)
         return;
     uint64_t off = shmem_sym_offset(call, "dest", dest, bytes);
@@ -40,12 +46,7 @@ static void get_bytes(const char *call, void *dest, const void *src, size_t nele
                       int pe)
 {
     ShmemJob *j = &shmem_job;
-    if (RTS_UNLIKELY(j->state != SHMEM_RUNNING))
-        shmem_require_running(call);
-    shmem_check_pe(call, pe);
-    if (RTS_UNLIKELY(nelems > SIZE_MAX / elem))
-        shmem_fail(call, "%zu elements of %zu bytes overflow the address space", nelems, elem);
-    size_t bytes = nelems * elem;
+    size_t bytes = rma_bytes(call, nelems, elem, pe);
     if (bytes == 0)
         return;
     uint64_t off = shmem_sym_offset(call, "source", src, bytes);

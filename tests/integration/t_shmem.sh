@@ -8,6 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
+. tests/shmem/lib.sh
 
 RUN=build/bin/hsrts-shmemrun
 V=build/tests/shmem/v
@@ -21,15 +22,6 @@ srun() { # [VAR=v ...] -- cmd...: run with the symmetric heap's variables unset 
     while [ "$1" != "--" ]; do envs+=("$1"); shift; done
     shift
     run "${CLEAN_ENV[@]}" "${envs[@]}" -- $TO "$@"
-}
-
-# Every PE 0..n-1 printed its pass line: "<test>: PE <k>: <n> checks passed" or "... Passed".
-pes_passed() { # n test
-    local k miss=""
-    for ((k = 0; k < $1; k++)); do
-        grep -qE "^$2: PE $k: ([0-9]+ checks passed|Passed)\$" <<<"$OUT" || miss="$miss $k"
-    done
-    [ -z "$miss" ] && ok || bad "no pass line from PE$miss:"$'\n'"$OUT"$'\n'"$ERR"
 }
 
 heap=$((4 << 20))

@@ -6,6 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
+. tests/shmem/lib.sh
 
 if ! grep -q '^HAVE_MPI = yes' mk/config.mk 2>/dev/null; then
     echo "t_shmem_mpi: note: skipped: configure found no Open MPI (make deps installs it)"
@@ -31,13 +32,6 @@ mpi() { # n [VAR=v ...] -- prog args...
         "${envs[@]}" -- $TO "$MPIRUN" --oversubscribe "${xs[@]}" -np "$n" "$@"
 }
 
-pes_passed() { # n test
-    local k miss=""
-    for ((k = 0; k < $1; k++)); do
-        grep -qE "^$2: PE $k: ([0-9]+ checks passed|Passed)\$" <<<"$OUT" || miss="$miss $k"
-    done
-    [ -z "$miss" ] && ok || bad "no pass line from PE$miss:"$'\n'"$OUT"$'\n'"$ERR"
-}
 
 heap=$((4 << 20))
 for n in 1 2 4 8; do
