@@ -46,6 +46,19 @@ for n in 1 2 4 8; do
     pes_passed $n osh_realloc
 done
 
+for order in hs-first shmem-first; do
+    for n in 1 4; do
+        t "with hs_init ($order) on $n PEs"
+        srun -- $RUN -np $n $V/with_hs $order
+        rc_is 0
+        pes_passed $n with_hs
+        t "with hs_init ($order) on $n PEs, debug way, +RTS -DS -A64k"
+        srun SHMEM_DEBUG=1 -- $RUN -np $n $D/with_hs $order +RTS -DS -A64k -RTS
+        rc_is 0
+        pes_passed $n with_hs
+    done
+done
+
 t "installed: <mpp/shmem.h>, libhsrts and hsrts-shmemrun from make install"
 srun -- build/tests/flags/inst/bin/hsrts-shmemrun -np 3 build/tests/shmem/installed/osh_alloc
 rc_is 0

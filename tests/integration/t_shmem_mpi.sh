@@ -55,6 +55,13 @@ for p in osh_alloc osh_realloc osh_align; do
     done
 done
 
+for order in hs-first shmem-first; do
+    t "with hs_init ($order) on 4 ranks"
+    mpi 4 -- $M/with_hs $order
+    rc_is 0
+    pes_passed 4 with_hs
+done
+
 t "SHMEM_SYMMETRIC_SIZE=3M on 4 ranks"
 mpi 4 SHMEM_SYMMETRIC_SIZE=3M -- $M/heapsize $((3 << 20))
 rc_is 0
