@@ -138,9 +138,11 @@ FORCE:
 
 .PHONY: install uninstall
 install: all
-	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/hsrts/rts
+	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/hsrts/rts \
+	    $(DESTDIR)$(includedir)/hsrts/mpp
 	install -m 644 include/*.h include/README.md $(DESTDIR)$(includedir)/hsrts/
 	install -m 644 include/rts/*.h $(DESTDIR)$(includedir)/hsrts/rts/
+	install -m 644 include/mpp/*.h $(DESTDIR)$(includedir)/hsrts/mpp/
 	install -m 644 $(LIBS_STATIC) $(DESTDIR)$(libdir)/
 	install -m 755 $(LIBS_SHARED) $(DESTDIR)$(libdir)/
 	for w in $(foreach w,$(WAYS),$(LIBNAME_$(w))); do \

@@ -10,7 +10,9 @@
 #
 # Environment knobs (all optional):
 #   BENCH_RUNS=3                        runs per configuration
-#   BENCH_WORKLOADS="binarytrees ..."   which workloads, in this order
+#   BENCH_WORKLOADS="binarytrees ..."   which workloads, in this order ("shmem":
+#                                       the symmetric heap's, bench/shmem_run.sh,
+#                                       run after the others; in by default)
 #   BENCH_SIZE_<workload>="args"        a workload's size arguments, e.g.
 #                                       BENCH_SIZE_largeheap="2048 2"
 #   BENCH_OUT=bench/results             where the report and plots go
@@ -51,7 +53,17 @@ if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
 fi
 [ $mode = check ] && runs=1
 all_workloads="binarytrees allocdrop mutarray mapchurn largeheap lazystream"
-workloads=${BENCH_WORKLOADS:-$all_workloads}
+workloads=${BENCH_WORKLOADS:-$all_workloads shmem}
+# The symmetric heap's workload has a runner and a report of its own.
+run_shmem=no
+if [[ " $workloads " == *" shmem "* ]]; then
+    run_shmem=yes
+    workloads=$(echo " $workloads " | sed 's/ shmem / /g')
+    if [ -z "${workloads// /}" ]; then
+        [ $mode = check ] && exec bench/shmem_run.sh --check
+        exec bench/shmem_run.sh
+    fi
+fi
 # The large-heap workload's pauses are plotted.
 pause_workload=largeheap
 
@@ -391,11 +403,20 @@ done
 failed=$(awk -F'|' '$4 != "ok"' "$raw" | wc -l)
 total=$(wc -l <"$raw")
 
+shmem_failed=0
+if [ $run_shmem = yes ]; then
+    if [ $mode = check ]; then
+        bench/shmem_run.sh --check || shmem_failed=1
+    else
+        bench/shmem_run.sh || note "the symmetric heap's benchmark had failed runs (see above)"
+    fi
+fi
+
 if [ $mode = check ]; then
     awk -F'|' '$4 != "ok" {printf "FAIL %s on %s: %s\n", $1, $2, $4}' "$raw" >&2
     for n in "${notes[@]}"; do say "skipped: ${n/ skipped:/:}"; done
     echo "check-bench: $((total - failed)) passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    [ "$failed" -eq 0 ] && [ $shmem_failed = 0 ]
     exit
 fi
 

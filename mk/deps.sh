@@ -8,8 +8,11 @@
 set -eu
 
 build_pkgs="gcc make autoconf automake pkgconf libnuma-dev libunwind-dev libjemalloc-dev"
-check_pkgs="$build_pkgs check valgrind clang clang-format libclang-rt-14-dev git"
-bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine gnuplot-nox"
+# Open MPI: the symmetric heap's mpi backend (libhsrts_mpi) and its tests;
+# for the benchmark, also its own OpenSHMEM (oshrun), the peer.
+mpi_pkgs="openmpi-bin libopenmpi-dev"
+check_pkgs="$build_pkgs check valgrind clang clang-format libclang-rt-14-dev git $mpi_pkgs"
+bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine gnuplot-nox $mpi_pkgs"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;

@@ -113,7 +113,7 @@ void cap_init(void)
  * to look at it to say "the runtime is not running" rather than read freed
  * memory. They stay reachable from here (the runtime cannot start again).
  */
-static Capability **retired;
+static Capability **volatile retired; /* volatile: written only, yet it must stay (a root) */
 static uint32_t n_retired;
 
 void cap_exit(void)
