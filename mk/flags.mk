@@ -68,7 +68,8 @@ check-integration: $(FLAGS_INTEGRATION_PROGS)
 
 # hsrts-link against an installed hsrts (pkg-config), installed under build/.
 FLAGS_INST := $(CURDIR)/build/tests/flags/inst
-build/tests/flags/inst.stamp: $(LIBS_STATIC) $(LIBS_SHARED) build/hsrts.pc build/hsrts-debug.pc
+build/tests/flags/inst.stamp: $(LIBS_STATIC) $(LIBS_SHARED) build/hsrts.pc build/hsrts-debug.pc \
+                              build/hsrts-thr.pc build/hsrts-thr-debug.pc
 	@rm -rf $(FLAGS_INST)
 	@$(MAKE) --no-print-directory install prefix=$(FLAGS_INST) >/dev/null
 	@touch $@
@@ -79,3 +80,9 @@ build/tests/flags/hello_installed: tests/integration/progs/flags_hello.c tools/h
 	    tools/hsrts-link -rtsopts -with-rtsopts=-G3 -o $@ $<
 FLAGS_INTEGRATION_PROGS += build/tests/flags/hello_installed
 check-integration: build/tests/flags/hello_installed
+build/tests/flags/hello_installed_thr: tests/integration/progs/flags_hello.c tools/hsrts-link \
+                                       build/tests/flags/inst.stamp
+	$(quiet) LINK $@
+	$(Q)PKG_CONFIG_PATH=$(FLAGS_INST)/lib/pkgconfig CC="$(CC)" HSRTS_BUILD_TREE= \
+	    tools/hsrts-link -threaded -rtsopts -o $@ $<
+check-integration: build/tests/flags/hello_installed_thr

@@ -154,6 +154,7 @@ typedef struct FlagSpec {
     FlagValue bare;                /* stored when an optional value is absent */
     double min, max;               /* TIME, DOUBLE and INT bounds (inclusive) */
     bool bad_option;               /* out of bounds is GHC's "bad RTS option: <arg>" */
+    const char *bad_value;         /* out of bounds is this line of GHC's ("bad value for -N") */
     uint64_t umin, umax;           /* SIZE (bytes), INT and MASK bounds (inclusive) */
     int base;                      /* INT: strtoull base (10 unless given) */
     const FlagChoice *choices;     /* ENUM: terminated by a NULL name */

@@ -193,6 +193,10 @@ static bool parse_uint(FlagsParse *p, const FlagSpec *s, const char *text, uint6
         return false;
     }
     if (v < s->umin || v > s->umax) {
+        if (s->bad_value) {
+            flags_msg(p, FLAGS_MSG_ERROR, "%s", s->bad_value);
+            return false;
+        }
         flags_msg(p, FLAGS_MSG_ERROR,
                   "error in RTS option %s: value outside allowed range (%" PRIu64 " - %" PRIu64 ")",
                   p->arg, s->umin, s->umax);

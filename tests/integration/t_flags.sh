@@ -164,6 +164,22 @@ out_is "hello: [a] [b]"
 run LD_LIBRARY_PATH=$B/inst/lib -- $B/hello_installed +RTS --info
 out_has ' ,("Flag -with-rtsopts", "-G3")'
 
+t "hsrts-link -threaded links the threaded way; -N is its option"
+run -- $B/hello_installed_thr a +RTS -N2 -RTS b
+rc_is 0
+out_is "hello: [a] [b]"
+run -- $B/hello_installed_thr +RTS --info
+out_has ' ,("RTS way", "rts_thr")'
+run LD_LIBRARY_PATH=$B/inst/lib -- $B/hello_installed a +RTS -N2 -RTS b
+rc_is 1
+err_has "the flag -N2 requires the program to be built with the threaded runtime (libhsrts_thr)"
+for bad in "-N0:bad value for -N" "-maxN0:bad value for -maxN" "-qn0:-qn must be 1 or greater" \
+           "-e0:bad value for -e"; do
+    run -- $B/hello_installed_thr +RTS "${bad%%:*}" -RTS
+    rc_is 1
+    err_has "hello_installed_thr: ${bad#*:}"
+done
+
 # ---- Where hsrts behaved differently from GHC 9.x (issue 9) ------------------
 
 BT=build/bench/binarytrees
