@@ -27,6 +27,7 @@ cp "$raw" "$out_dir/$stem.raw.txt"
 baseline() {
     case $1 in
         hsrts@*) echo "hsrts" ;; # BENCH_BASELINE: the tree against an earlier revision
+        "hsrts thr -N1") echo "hsrts" ;; # the threaded way's cost on one thread
         hsrts*) echo "" ;;
         *-A64m) echo "hsrts -A64m" ;;
         *-N2) echo "hsrts -N2" ;;

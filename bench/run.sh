@@ -172,6 +172,7 @@ if make_quiet build/lib/libhsrts_thr.a 2>/dev/null; then
     thr_ok=yes
     for w in $workloads; do make_quiet build/bench/thr/$w || thr_ok=no; done
     if [ $thr_ok = yes ]; then
+        add_config "hsrts thr -N1" ghcstats build/bench/thr "-N1"
         add_config "hsrts -N2" ghcstats build/bench/thr "-N2"
     else
         note "hsrts -N2 skipped: the workloads do not build against libhsrts_thr."
