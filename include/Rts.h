@@ -17,6 +17,7 @@
 #include "rts/Roots.h"
 #include "rts/Stable.h"
 #include "rts/StgInfo.h"
+#include "rts/Trace.h"
 
 /* Exit codes, as GHC's, and hsrts's names for the other two it uses. */
 #define EXIT_INTERNAL_ERROR 254

@@ -11,6 +11,7 @@
 #include "messages.h"
 #include "startup.h"
 #include "threads.h"
+#include "trace/trace.h"
 
 Capability **capabilities;
 uint32_t n_capabilities;
@@ -64,6 +65,7 @@ Capability *rts_lock(void)
     pthread_mutex_unlock(&cap->lock);
     my_cap = cap;
     threads_attach(cap);
+    trace_thread_run(cap, cap->r.tso);
     return cap;
 }
 
@@ -74,6 +76,7 @@ void rts_unlock(Capability *cap)
             msg_fatal(1, "rts_unlock: this thread does not hold capability %u", cap->no);
         msg_fatal(1, "rts_unlock: this thread does not hold that capability (%p)", (void *)cap);
     }
+    trace_thread_stop(cap, cap->r.tso);
     threads_detach(cap);
     my_cap = NULL;
     pthread_mutex_lock(&cap->lock);

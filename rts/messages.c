@@ -10,6 +10,7 @@
 
 #include "hsrts_config.h"
 #include "os/os_proc.h"
+#include "trace/backtrace.h"
 
 /* Until hs_init names it, the program is called what the OS calls it. */
 static const char *prog_name;
@@ -111,5 +112,6 @@ void msg_barf(const char *fmt, ...)
             HSRTS_VERSION, HSRTS_HOST_PLATFORM);
     fflush(stderr);
     va_end(ap);
+    backtrace_print(1);
     abort();
 }

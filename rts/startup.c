@@ -24,6 +24,7 @@
 #include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
+#include "trace/trace.h"
 
 static int init_count;
 static bool shut_down;
@@ -49,18 +50,16 @@ static void warn_unimplemented(void)
         msg_error(fmt, "-w", "the mark-region collector");
     if (rts_flags.gc.nonmoving)
         msg_error(fmt, "--nonmoving-gc (-xn)", "the nonmoving collector");
-    if (rts_flags.prof.heap_prof != HEAP_PROF_NONE)
-        msg_error(fmt, "-h", "heap profiling");
-    if (rts_flags.trace.eventlog)
-        msg_error(fmt, "-l", "the event log");
 }
 
 /* Whatever way the process ends (heap overflow, a fatal error), report. */
 static void on_fatal_exit(int code)
 {
     (void)code;
-    if (running)
+    if (running) {
         stats_report();
+        trace_fatal_exit();
+    }
 }
 
 void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
@@ -80,6 +79,7 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
 
     stats_init();
     cap_init();
+    trace_init();
     sm_init();
     threads_init();
     stable_init();
@@ -146,6 +146,7 @@ void hs_exit(void)
     weak_run_all_at_exit();
     stats_exit_end();
     stats_report();
+    trace_exit();
 
     msg_set_exit_hook(NULL);
     running = false;

@@ -13,6 +13,7 @@
 #include "sm/evac.h"
 #include "sm/mut_list.h"
 #include "sm/storage.h"
+#include "trace/trace.h"
 
 static StgTSO **table; /* NULL entries are free */
 static uint32_t table_size;
@@ -136,6 +137,7 @@ void threads_attach(Capability *cap)
         cap->r.tso = NULL;
         cap->r.stack = NULL;
         my_index = new_thread(cap);
+        trace_thread_create(cap, table[my_index]);
     }
     StgTSO *tso = table[my_index];
     cap->r.tso = tso;

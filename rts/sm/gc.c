@@ -35,6 +35,7 @@
 #include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
+#include "trace/trace.h"
 
 gc_thread gc_thread_0;
 uint64_t gc_count;
@@ -203,7 +204,7 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         sm_sync_cap(capabilities[c]);
     uint64_t allocated_words = sm_allocated_since_gc();
 
-    uint32_t N = trigger_choose_gen(force_major);
+    uint32_t N = trigger_choose_gen(force_major || trace_heap_census_due());
     bool major = N == n_generations - 1;
 
 #ifdef DEBUG
@@ -299,5 +300,6 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
     };
     gct->any_work = gct->scav_find_work = 0; /* per collection, as the record's */
     stats_gc_end(cap, &rec);
+    trace_heap_census_after_gc(cap, major);
     weak_run_pending();
 }

@@ -1,0 +1,406 @@
+/*
+ * Heap profiles. See heap_prof.h.
+ *
+ * State: the .hp file, the band table and the census clock. All of it is
+ * touched only by the collector's thread right after a major collection,
+ * at start-up and at exit (one collection at a time), and by the
+ * request/timer calls, which only set flags.
+ *
+ * Note [When the census runs]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A census counts the objects of a heap that holds only live data: right
+ * after a major collection (with a copying old generation, after a minor
+ * one the old generations still hold the garbage of their last cycle).
+ * GHC forces a major collection whenever -i seconds of mutator time have
+ * passed. hsrts has no timer tick in the vanilla way, so the collector
+ * asks at the start of every collection (trace_heap_census_due) and makes
+ * it major when a full interval has passed. A major collection that the
+ * program's own allocation brings about is used too, when at least half
+ * an interval has passed: it costs only the heap walk, so programs whose
+ * old generation is collected anyway (binary-trees) take most samples
+ * without any extra collection. Samples are therefore between -i/2 and -i
+ * apart in mutator time, plus the time to the next collection, instead of
+ * GHC's exact ticks; hp2ps and the report do not need regular samples.
+ * -i0 makes every collection a major one with a census, as GHC's -i0; a
+ * census requested with requestHeapCensus() is taken at the next
+ * collection (made major); --no-automatic-heap-samples / stopHeapProfTimer
+ * leave only requested ones.
+ *
+ * Note [Bands]
+ * ~~~~~~~~~~~~
+ * -hT: a constructor (CONSTR) is counted under its info table's `name`
+ * (the compiler's "pkg:Module.Con", as GHC's -hT uses the constructor
+ * description); every other object under its closure type's GHC name
+ * (layout_type_name). -hi: under the info table's `name` for every type,
+ * so a compiler that names its thunks and functions shows its users their
+ * own names; an info table without a name is shown by its address, as
+ * GHC's -hi shows every table. No new info-table field was needed: the
+ * `name` field already carries the description. Tables with equal names
+ * share a band. Labels are cut to -L characters, and a tab, newline or
+ * other control byte in one becomes '?' so that the .hp lines stay
+ * "<label>\t<bytes>".
+ */
+#include "trace/heap_prof.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "flags/flags.h"
+#include "hooks.h"
+#include "messages.h"
+#include "sm/layout.h"
+#include "sm/storage.h"
+#include "trace/debug_trace.h"
+#include "trace/eventlog.h"
+
+static FILE *hp_file;
+static bool profiling;         /* -hT or -hi, and the file is open */
+static bool automatic;         /* the -i clock runs */
+static bool requested;         /* requestHeapCensus() */
+static double last_census_mut; /* mutator seconds at the last census */
+static uint64_t era;           /* censuses so far (the event log's sample number) */
+
+/* Bands: labels in order of first appearance; bytes of the current census. */
+static HpBand *bands;
+static uint32_t n_bands, cap_bands;
+
+/* Info table -> band, open addressing; grows at half full. */
+typedef struct {
+    const StgInfoTable *info;
+    uint32_t band;
+} InfoSlot;
+static InfoSlot *slots;
+static uint32_t n_slots, used_slots;
+
+static double mutator_seconds(void)
+{
+    RTSStats s;
+    getRTSStats(&s);
+    return (double)s.mutator_cpu_ns / 1e9;
+}
+
+/* --- labels and bands ----------------------------------------------------------- */
+
+static char *clean_label(const char *raw)
+{
+    size_t n = strlen(raw);
+    uint32_t limit = rts_flags.prof.label_length;
+    if (limit && n > limit)
+        n = limit;
+    char *s = hooks_malloc(n + 1, "heap profile label");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)raw[i];
+        s[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    s[n] = '\0';
+    return s;
+}
+
+const char *hp_label_of(const StgInfoTable *info)
+{
+    static char addr[2 + 2 * sizeof(void *) + 1];
+    if (rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE || info->type == CONSTR ||
+        info->type == CONSTR_STATIC) {
+        if (info->name && info->name[0])
+            return info->name;
+        if (rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE) {
+            snprintf(addr, sizeof addr, "%p", (const void *)info);
+            return addr;
+        }
+    }
+    return layout_type_name(info->type);
+}
+
+static uint32_t band_for_label(const char *raw)
+{
+    char *label = clean_label(raw);
+    for (uint32_t i = 0; i < n_bands; i++) {
+        if (strcmp(bands[i].label, label) == 0) {
+            free(label);
+            return i;
+        }
+    }
+    if (n_bands == cap_bands) {
+        cap_bands = cap_bands ? cap_bands * 2 : 64;
+        bands = hooks_realloc(bands, cap_bands * sizeof(HpBand), "heap profile bands");
+    }
+    bands[n_bands] = (HpBand){.label = label, .bytes = 0};
+    return n_bands++;
+}
+
+static uint32_t slot_index(const StgInfoTable *info)
+{
+    return (uint32_t)((((uintptr_t)info >> 3) * 0x9E3779B97F4A7C15ull) >> 32) & (n_slots - 1);
+}
+
+static void slots_grow(void)
+{
+    InfoSlot *old = slots;
+    uint32_t old_n = n_slots;
+    n_slots = n_slots ? n_slots * 2 : 256;
+    slots = hooks_calloc(n_slots, sizeof(InfoSlot), "heap profile table");
+    for (uint32_t i = 0; i < old_n; i++) {
+        if (old[i].info) {
+            uint32_t j = slot_index(old[i].info);
+            while (slots[j].info)
+                j = (j + 1) & (n_slots - 1);
+            slots[j] = old[i];
+        }
+    }
+    free(old);
+}
+
+static uint32_t band_of(const StgInfoTable *info)
+{
+    uint32_t i = slot_index(info);
+    while (slots[i].info) {
+        if (slots[i].info == info)
+            return slots[i].band;
+        i = (i + 1) & (n_slots - 1);
+    }
+    uint32_t band = band_for_label(hp_label_of(info));
+    if (2 * (used_slots + 1) > n_slots) {
+        slots_grow();
+        i = slot_index(info);
+        while (slots[i].info)
+            i = (i + 1) & (n_slots - 1);
+    }
+    slots[i] = (InfoSlot){.info = info, .band = band};
+    used_slots++;
+    return band;
+}
+
+/* --- the census ------------------------------------------------------------------- */
+
+/* [p, end): objects separated by zero slop. See Note [Heap walkability] in sm/layout.h. */
+static void census_words(StgPtr p, StgPtr end)
+{
+    while (p < end) {
+        if (*p == 0) {
+            p++;
+            continue;
+        }
+        const StgClosure *q = (const StgClosure *)p;
+        const StgInfoTable *info = q->info;
+        Layout l = layout_of(q, info);
+        if (RTS_UNLIKELY(l.size == 0 || p + l.size > end))
+            msg_barf("heap census: object %p (info %p) has no valid layout", (const void *)p,
+                     (const void *)info);
+        uint32_t band = band_of(info); /* may grow `bands`: index it afterwards */
+        bands[band].bytes += l.size * sizeof(StgWord);
+        p += l.size;
+    }
+}
+
+void hp_census(const HpBand **out, uint32_t *n_out)
+{
+    if (n_slots == 0)
+        slots_grow();
+    for (uint32_t i = 0; i < n_bands; i++)
+        bands[i].bytes = 0;
+    for (uint32_t g = 0; g < n_generations; g++) {
+        for (bdescr *bd = generations[g].blocks; bd; bd = bd->link)
+            census_words(bd->start, bd->free);
+        for (bdescr *bd = generations[g].large_objects; bd; bd = bd->link)
+            census_words(bd->start, bd->free);
+    }
+    *out = bands;
+    *n_out = n_bands;
+}
+
+/* --- the .hp file ------------------------------------------------------------------- */
+
+static void write_sample(double t, const HpBand *b, uint32_t n)
+{
+    fprintf(hp_file, "BEGIN_SAMPLE %f\n", t);
+    /* Newest band first, as GHC lists its buckets. */
+    for (uint32_t i = n; i-- > 0;)
+        if (b[i].bytes)
+            fprintf(hp_file, "%s\t%llu\n", b[i].label, (unsigned long long)b[i].bytes);
+    fprintf(hp_file, "END_SAMPLE %f\n", t);
+    fflush(hp_file);
+}
+
+static void post_sample_events(const HpBand *b, uint32_t n)
+{
+    if (!eventlog_running())
+        return;
+    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_BEGIN, eventlog_now(), 0);
+    eventlog_put64(e, era);
+    eventlog_end(e);
+    for (uint32_t i = n; i-- > 0;) {
+        if (!b[i].bytes)
+            continue;
+        size_t len = strlen(b[i].label) + 1;
+        e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_STRING, eventlog_now(),
+                           1 + 8 + len);
+        eventlog_put8(e, 0); /* profile 0 */
+        eventlog_put64(e, b[i].bytes);
+        eventlog_put_bytes(e, b[i].label, len);
+        eventlog_end(e);
+    }
+    e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_END, eventlog_now(), 0);
+    eventlog_put64(e, era);
+    eventlog_end(e);
+}
+
+void hp_post_begin_event(void)
+{
+    if (!profiling || !eventlog_running())
+        return;
+    /* id, sampling period (ns), breakdown (GHC's HEAP_BY_CLOSURE_TYPE 8 / INFO_TABLE 9), 7 empty
+     * filters. */
+    EventBuf *e =
+        eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_BEGIN, eventlog_now(), 1 + 8 + 4 + 7);
+    eventlog_put8(e, 0);
+    eventlog_put64(e, (uint64_t)(rts_flags.prof.heap_prof_interval * 1e9));
+    eventlog_put32(e, rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE ? 9 : 8);
+    for (int i = 0; i < 7; i++)
+        eventlog_put8(e, 0);
+    eventlog_end(e);
+}
+
+static char *hp_file_name(void)
+{
+    const char *stem = rts_flags.prof.hp_stem ? rts_flags.prof.hp_stem : msg_prog_name();
+    size_t n = strlen(stem) + 4;
+    char *name = hooks_malloc(n, "heap profile file name");
+    snprintf(name, n, "%s.hp", stem);
+    return name;
+}
+
+/* "JOB" text: the program name, with '"' doubled as GHC writes it. */
+static void write_quoted(const char *s)
+{
+    fputc('"', hp_file);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', hp_file);
+        fputc(*s, hp_file);
+    }
+    fputc('"', hp_file);
+}
+
+void hp_init(void)
+{
+    profiling = false;
+    if (rts_flags.prof.heap_prof == HEAP_PROF_NONE)
+        return;
+    char *name = hp_file_name();
+    hp_file = fopen(name, "w+");
+    if (hp_file == NULL) {
+        int saved = errno;
+        /* GHC's words; see rts/trace/README.md for why hsrts stops here. */
+        msg_error("Can't open profiling report file %s: %s", name, strerror(saved));
+        free(name);
+        msg_exit(EXIT_BADFLAGS);
+    }
+    free(name);
+    /* The %f below must print a '.', whatever locale the program set. */
+    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t saved_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
+    time_t now = time(NULL);
+    char date[64];
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(date, sizeof date, "%a %b %e %H:%M %Y", &tm);
+    fputs("JOB ", hp_file);
+    write_quoted(msg_prog_name());
+    fprintf(hp_file, "\nDATE \"%s\"\nSAMPLE_UNIT \"seconds\"\nVALUE_UNIT \"bytes\"\n", date);
+    fprintf(hp_file, "BEGIN_SAMPLE %f\nEND_SAMPLE %f\n", 0.0, 0.0);
+    fflush(hp_file);
+    if (c_locale) {
+        uselocale(saved_locale);
+        freelocale(c_locale);
+    }
+    profiling = true;
+    automatic = rts_flags.prof.automatic_heap_samples;
+    requested = false;
+    last_census_mut = 0;
+    era = 0;
+    hp_post_begin_event();
+}
+
+bool hp_census_due(void)
+{
+    if (!profiling)
+        return false;
+    if (requested)
+        return true;
+    if (!automatic)
+        return false;
+    double interval = rts_flags.prof.heap_prof_interval;
+    return interval <= 0 || mutator_seconds() - last_census_mut >= interval;
+}
+
+void hp_census_after_gc(bool major)
+{
+    if (!profiling || !major)
+        return;
+    double now = mutator_seconds();
+    double interval = rts_flags.prof.heap_prof_interval;
+    bool due = requested || (automatic && (interval <= 0 || now - last_census_mut >= interval / 2));
+    if (!due)
+        return;
+    requested = false;
+    last_census_mut = now;
+    era++;
+    const HpBand *b;
+    uint32_t n;
+    hp_census(&b, &n);
+    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t saved_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
+    write_sample(now, b, n);
+    if (c_locale) {
+        uselocale(saved_locale);
+        freelocale(c_locale);
+    }
+    post_sample_events(b, n);
+    DEBUG_TRACE(prof, "prof: census %llu at %.3fs of mutator time, %u bands",
+                (unsigned long long)era, now, n);
+}
+
+void hp_exit(void)
+{
+    if (!profiling)
+        return;
+    profiling = false;
+    double t = mutator_seconds();
+    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t saved_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
+    fprintf(hp_file, "BEGIN_SAMPLE %f\nEND_SAMPLE %f\n", t, t);
+    if (c_locale) {
+        uselocale(saved_locale);
+        freelocale(c_locale);
+    }
+    fclose(hp_file);
+    hp_file = NULL;
+    for (uint32_t i = 0; i < n_bands; i++)
+        free((char *)bands[i].label);
+    free(bands);
+    bands = NULL;
+    n_bands = cap_bands = 0;
+    free(slots);
+    slots = NULL;
+    n_slots = used_slots = 0;
+}
+
+/* --- the public controls (rts/Trace.h) --------------------------------------------- */
+
+void requestHeapCensus(void)
+{
+    requested = true;
+}
+
+void startHeapProfTimer(void)
+{
+    automatic = true;
+}
+
+void stopHeapProfTimer(void)
+{
+    automatic = false;
+}
