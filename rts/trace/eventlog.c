@@ -62,6 +62,11 @@ static const EventType event_types[] = {
     {EVENT_GC_STATS_GHC, 58, "GC statistics"},
     {EVENT_GC_GLOBAL_SYNC, 0, "Synchronise stop-the-world GC"},
     {EVENT_USER_MARKER, VAR_SIZE, "User marker"},
+    /*
+     * Never posted: its presence tells readers that STOP_THREAD uses the
+     * status numbering of GHC 7.8.3 and later (ghc-events decides so).
+     */
+    {EVENT_HACK_BUG_T9003, 0, "Empty event for bug #9003"},
     {EVENT_MEM_RETURN, 16, "The RTS attempted to return heap memory to the OS"},
     {EVENT_BLOCKS_SIZE, 12, "Report the size of the heap in blocks"},
     {EVENT_HEAP_PROF_BEGIN, VAR_SIZE, "Start of heap profile"},

@@ -251,13 +251,18 @@ void hp_post_begin_event(void)
 {
     if (!profiling || !eventlog_running())
         return;
-    /* id, sampling period (ns), breakdown (GHC's HEAP_BY_CLOSURE_TYPE 8 / INFO_TABLE 9), 7 empty
-     * filters. */
+    /*
+     * id, sampling period (ns), breakdown, 7 empty filters. The breakdown is
+     * GHC's HEAP_BY_CLOSURE_TYPE (8) for -hT; for -hi it is HEAP_BY_DESCR
+     * (4, "closure description"): the bands are info tables' descriptions,
+     * not the addresses GHC's HEAP_BY_INFO_TABLE (9) implies, and readers
+     * older than GHC 9.2's (Debian's ghc-events 0.17) reject 9.
+     */
     EventBuf *e =
         eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_BEGIN, eventlog_now(), 1 + 8 + 4 + 7);
     eventlog_put8(e, 0);
     eventlog_put64(e, (uint64_t)(rts_flags.prof.heap_prof_interval * 1e9));
-    eventlog_put32(e, rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE ? 9 : 8);
+    eventlog_put32(e, rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE ? 4 : 8);
     for (int i = 0; i < 7; i++)
         eventlog_put8(e, 0);
     eventlog_end(e);

@@ -178,6 +178,8 @@ static bool start_logging(const EventLogWriter *w)
         return false;
     post_startup_events();
     hp_post_begin_event();
+    /* The start-up facts lead the file, as GHC's, for readers that stream it. */
+    eventlog_flush_all();
     return true;
 }
 
