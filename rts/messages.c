@@ -10,11 +10,16 @@
 
 #include "hsrts_config.h"
 #include "os/os_proc.h"
-#include "trace/backtrace.h"
 
 /* Until hs_init names it, the program is called what the OS calls it. */
 static const char *prog_name;
 static void (*exit_hook)(int code);
+static void (*barf_report)(void);
+
+void msg_set_barf_report(void (*report)(void))
+{
+    barf_report = report;
+}
 
 void msg_set_prog_name(const char *argv0)
 {
@@ -112,6 +117,7 @@ void msg_barf(const char *fmt, ...)
             HSRTS_VERSION, HSRTS_HOST_PLATFORM);
     fflush(stderr);
     va_end(ap);
-    backtrace_print(1);
+    if (barf_report)
+        barf_report();
     abort();
 }

@@ -61,29 +61,42 @@ static void out(const char *fmt, ...)
 }
 
 #ifdef HAVE_LIBUNWIND
-/* Frames from the current one outwards; in a signal handler, from the faulting one. */
-static void print_frames(int skip, bool from_signal)
+/*
+ * The frames outside the reporting code: in a signal handler, those beyond
+ * the kernel's signal frame; otherwise those beyond the frame of the
+ * function named `after` (all of them if it is not on the stack). Counting
+ * frames instead would depend on what the compiler inlined.
+ */
+static void print_frames(const char *after, bool from_signal)
 {
     unw_context_t ctx;
-    unw_cursor_t cur;
+    unw_cursor_t cur, start;
     if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0) {
         out("    (libunwind could not read this thread's stack)\n");
         return;
     }
-    if (from_signal) {
-        /* Skip the handler's frames, up to and including the kernel's signal frame. */
-        for (int i = 0; i < MAX_FRAMES; i++) {
-            bool sig = unw_is_signal_frame(&cur) > 0;
-            if (unw_step(&cur) <= 0)
-                return;
-            if (sig)
-                break;
+    start = cur;
+    bool found = false;
+    for (int i = 0; i < MAX_FRAMES; i++) {
+        char name[256];
+        unw_word_t off;
+        /* libunwind marks the interrupted frame (the one after the trampoline). */
+        if (from_signal && unw_is_signal_frame(&cur) > 0) {
+            found = true;
+            break;
         }
-    } else {
-        for (int i = 0; i < skip; i++)
-            if (unw_step(&cur) <= 0)
-                return;
+        bool named = !from_signal && after &&
+                     unw_get_proc_name(&cur, name, sizeof name, &off) == 0 &&
+                     strcmp(name, after) == 0;
+        if (unw_step(&cur) <= 0)
+            break;
+        if (named) {
+            found = true;
+            break;
+        }
     }
+    if (!found)
+        cur = start;
     for (int n = 0; n < MAX_FRAMES; n++) {
         unw_word_t ip = 0, off = 0;
         char name[256];
@@ -100,21 +113,21 @@ static void print_frames(int skip, bool from_signal)
 }
 #endif
 
-static void print_trace(int skip, bool from_signal)
+static void print_trace(const char *after, bool from_signal)
 {
     out("%s: stack trace:\n", msg_prog_name());
 #ifdef HAVE_LIBUNWIND
-    print_frames(skip + 1, from_signal);
+    print_frames(after, from_signal);
 #else
-    (void)skip;
+    (void)after;
     (void)from_signal;
     out("    (unavailable: hsrts was built without libunwind)\n");
 #endif
 }
 
-void backtrace_print(int skip)
+void backtrace_print(const char *after)
 {
-    print_trace(skip + 1, false);
+    print_trace(after, false);
 }
 
 /* --- the handlers ----------------------------------------------------------------- */
@@ -148,7 +161,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
     (void)uctx;
     out("%s: fatal error: %s at address %p\n", msg_prog_name(), signal_name(sig),
         info ? info->si_addr : NULL);
-    print_trace(0, true);
+    print_trace(NULL, true);
     /* See Note [Crash handlers]: let the signal happen again under the old action. */
     for (size_t i = 0; i < N_CRASH_SIGNALS; i++)
         if (crash_signals[i] == sig)

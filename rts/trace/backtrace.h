@@ -9,11 +9,11 @@
 #define RTS_TRACE_BACKTRACE_H
 
 /*
- * Print "<prog>: stack trace:" and one line per frame on stderr, skipping
- * the innermost `skip` frames (the reporting code itself). Uses only a
- * stack buffer and write(2), so it may run in a signal handler.
+ * Print "<prog>: stack trace:" and one line per frame on stderr, starting
+ * with the caller of the function named `after` (NULL: from here). Uses
+ * only a stack buffer and write(2), so it may run in a signal handler.
  */
-void backtrace_print(int skip);
+void backtrace_print(const char *after);
 
 /*
  * Install the handlers for the four signals (on an alternate stack, so a

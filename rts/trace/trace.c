@@ -193,9 +193,16 @@ static void stop_logging(void)
 
 /* --- life cycle ---------------------------------------------------------------------- */
 
+/* msg_barf's report: the stack from msg_barf's caller outwards. */
+static void barf_backtrace(void)
+{
+    backtrace_print("msg_barf");
+}
+
 void trace_init(void)
 {
     eventlog_set_epoch(os_time_monotonic_ns());
+    msg_set_barf_report(barf_backtrace);
     in_gc = false;
     last_committed = 0;
     if (rts_flags.misc.install_signal_handlers)
