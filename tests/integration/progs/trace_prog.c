@@ -17,7 +17,8 @@
  *   start N         no -l needed: startEventLogging(&FileEventLogWriter)
  *                   after init, N cells, endEventLogging; then more cells
  *   heap-overflow   keep everything until -M is exceeded (exit 251)
- *   stack-overflow  push root frames until -K is exceeded (exit 2)
+ *   stack-overflow  as alloc 300000, then push root frames until -K is
+ *                   exceeded (exit 2)
  *   exit N          shutdownHaskellAndExit(N, 0) after some allocation
  *   segv            write through a null pointer in the program's own code
  *   fpe             raise(SIGFPE)
@@ -180,6 +181,7 @@ int main(int argc, char *argv[])
         for (;;)
             cons(cap, roots, 0);
     } else if (strcmp(mode, "stack-overflow") == 0) {
+        alloc_mode(cap, roots, 300000);
         for (;;)
             rts_push_roots(cap, 64);
     } else if (strcmp(mode, "exit") == 0) {
