@@ -299,7 +299,7 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         .scav_find_work = gct->scav_find_work,
     };
     gct->any_work = gct->scav_find_work = 0; /* per collection, as the record's */
-    stats_gc_end(cap, &rec);
     trace_heap_census_after_gc(cap, major);
+    stats_gc_end(cap, &rec);
     weak_run_pending();
 }

@@ -125,7 +125,7 @@ static void print_trace(const char *after, bool from_signal)
 #endif
 }
 
-void backtrace_print(const char *after)
+void trace_backtrace_print(const char *after)
 {
     print_trace(after, false);
 }
@@ -170,7 +170,7 @@ static void on_crash(int sig, siginfo_t *info, void *uctx)
         raise(sig);
 }
 
-void backtrace_install(void)
+void trace_backtrace_install(void)
 {
     if (installed)
         return;
@@ -193,7 +193,7 @@ void backtrace_install(void)
     installed = true;
 }
 
-void backtrace_uninstall(void)
+void trace_backtrace_uninstall(void)
 {
     if (!installed)
         return;

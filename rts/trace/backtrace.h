@@ -13,16 +13,16 @@
  * with the caller of the function named `after` (NULL: from here). Uses
  * only a stack buffer and write(2), so it may run in a signal handler.
  */
-void backtrace_print(const char *after);
+void trace_backtrace_print(const char *after);
 
 /*
  * Install the handlers for the four signals (on an alternate stack, so a
  * C-stack overflow is reported too). Each prints the signal, the faulting
  * address and the stack trace, then restores the default action and
  * re-raises the signal: the process dies by it, as it would have without
- * the handler. backtrace_uninstall restores what was there before.
+ * the handler. trace_backtrace_uninstall restores what was there before.
  */
-void backtrace_install(void);
-void backtrace_uninstall(void);
+void trace_backtrace_install(void);
+void trace_backtrace_uninstall(void);
 
 #endif /* RTS_TRACE_BACKTRACE_H */

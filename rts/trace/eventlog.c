@@ -2,7 +2,7 @@
  * The event log's binary layer. See eventlog.h and Note [Event buffers].
  *
  * State: `running`, `writer`, `bufs` and `n_bufs` change only in
- * eventlog_start / eventlog_stop, which run on the thread starting or
+ * trace_ev_start / trace_ev_stop, which run on the thread starting or
  * stopping the runtime (no events are posted concurrently with them, and
  * the flusher thread is started after and stopped before they touch
  * anything). Each buffer's contents are guarded by its own mutex.
@@ -126,19 +126,19 @@ static uint8_t *enc64(uint8_t *p, uint64_t v)
 
 /* --- time ---------------------------------------------------------------------- */
 
-void eventlog_set_epoch(int64_t monotonic_ns)
+void trace_ev_set_epoch(int64_t monotonic_ns)
 {
     epoch = monotonic_ns;
 }
 
-uint64_t eventlog_time_of(int64_t monotonic_ns)
+uint64_t trace_ev_time_of(int64_t monotonic_ns)
 {
     return monotonic_ns > epoch ? (uint64_t)(monotonic_ns - epoch) : 0;
 }
 
-uint64_t eventlog_now(void)
+uint64_t trace_ev_now(void)
 {
-    return eventlog_time_of(os_time_monotonic_ns());
+    return trace_ev_time_of(os_time_monotonic_ns());
 }
 
 /* --- the writer ---------------------------------------------------------------- */
@@ -219,7 +219,7 @@ static const EventType *type_of(uint16_t id)
     return NULL;
 }
 
-EventBuf *eventlog_begin(uint32_t n, uint16_t type, uint64_t time, size_t var_len)
+EventBuf *trace_ev_begin(uint32_t n, uint16_t type, uint64_t time, size_t var_len)
 {
     const EventType *t = type_of(type);
     if (t == NULL)
@@ -247,29 +247,29 @@ EventBuf *eventlog_begin(uint32_t n, uint16_t type, uint64_t time, size_t var_le
     return b;
 }
 
-void eventlog_put8(EventBuf *b, uint8_t v)
+void trace_ev_put8(EventBuf *b, uint8_t v)
 {
     *b->pos++ = v;
 }
-void eventlog_put16(EventBuf *b, uint16_t v)
+void trace_ev_put16(EventBuf *b, uint16_t v)
 {
     b->pos = enc16(b->pos, v);
 }
-void eventlog_put32(EventBuf *b, uint32_t v)
+void trace_ev_put32(EventBuf *b, uint32_t v)
 {
     b->pos = enc32(b->pos, v);
 }
-void eventlog_put64(EventBuf *b, uint64_t v)
+void trace_ev_put64(EventBuf *b, uint64_t v)
 {
     b->pos = enc64(b->pos, v);
 }
-void eventlog_put_bytes(EventBuf *b, const void *p, size_t n)
+void trace_ev_put_bytes(EventBuf *b, const void *p, size_t n)
 {
     memcpy(b->pos, p, n);
     b->pos += n;
 }
 
-void eventlog_end(EventBuf *b)
+void trace_ev_end(EventBuf *b)
 {
 #ifdef DEBUG
     if ((size_t)(b->pos - b->event_start) != b->event_size)
@@ -279,7 +279,7 @@ void eventlog_end(EventBuf *b)
     pthread_mutex_unlock(&b->lock);
 }
 
-void eventlog_flush_all(void)
+void trace_ev_flush_all(void)
 {
     if (!running)
         return;
@@ -310,7 +310,7 @@ static void *flusher_main(void *arg)
         if (flusher_stop)
             break;
         pthread_mutex_unlock(&flusher_lock);
-        eventlog_flush_all();
+        trace_ev_flush_all();
         pthread_mutex_lock(&flusher_lock);
     }
     pthread_mutex_unlock(&flusher_lock);
@@ -340,12 +340,12 @@ static void flusher_halt(void)
 
 /* --- start and stop --------------------------------------------------------------- */
 
-bool eventlog_running(void)
+bool trace_ev_running(void)
 {
     return running;
 }
 
-bool eventlog_start(const EventLogWriter *w, uint32_t n_caps, double flush_interval)
+bool trace_ev_start(const EventLogWriter *w, uint32_t n_caps, double flush_interval)
 {
     if (running)
         return false;
@@ -370,12 +370,12 @@ bool eventlog_start(const EventLogWriter *w, uint32_t n_caps, double flush_inter
     return true;
 }
 
-void eventlog_stop(void)
+void trace_ev_stop(void)
 {
     if (!running)
         return;
     flusher_halt();
-    eventlog_flush_all();
+    trace_ev_flush_all();
     uint8_t end[2];
     enc16(end, EVENT_DATA_END);
     write_out(end, sizeof end);

@@ -89,18 +89,18 @@ enum {
  * capability and the global one, start the flusher thread when an interval
  * is given. False if the event log already runs.
  */
-bool eventlog_start(const EventLogWriter *writer, uint32_t n_caps, double flush_interval);
+bool trace_ev_start(const EventLogWriter *writer, uint32_t n_caps, double flush_interval);
 /* Flush every buffer, write the end marker, stop the writer. */
-void eventlog_stop(void);
-bool eventlog_running(void);
+void trace_ev_stop(void);
+bool trace_ev_running(void);
 /* Hand every non-empty buffer to the writer and call its flush. */
-void eventlog_flush_all(void);
+void trace_ev_flush_all(void);
 
 /* Nanoseconds since the event log's epoch (the runtime's start). */
-uint64_t eventlog_now(void);
+uint64_t trace_ev_now(void);
 /* Convert a monotonic-clock reading (os_time_monotonic_ns) to an event time. */
-uint64_t eventlog_time_of(int64_t monotonic_ns);
-void eventlog_set_epoch(int64_t monotonic_ns);
+uint64_t trace_ev_time_of(int64_t monotonic_ns);
+void trace_ev_set_epoch(int64_t monotonic_ns);
 
 /*
  * Posting an event: begin (locks the buffer, reserves room, writes type
@@ -109,12 +109,12 @@ void eventlog_set_epoch(int64_t monotonic_ns);
  * fixed-size events check their size against the header table (debug way).
  */
 typedef struct EventBuf_ EventBuf;
-EventBuf *eventlog_begin(uint32_t buf, uint16_t type, uint64_t time, size_t var_len);
-void eventlog_put8(EventBuf *b, uint8_t v);
-void eventlog_put16(EventBuf *b, uint16_t v);
-void eventlog_put32(EventBuf *b, uint32_t v);
-void eventlog_put64(EventBuf *b, uint64_t v);
-void eventlog_put_bytes(EventBuf *b, const void *p, size_t n);
-void eventlog_end(EventBuf *b);
+EventBuf *trace_ev_begin(uint32_t buf, uint16_t type, uint64_t time, size_t var_len);
+void trace_ev_put8(EventBuf *b, uint8_t v);
+void trace_ev_put16(EventBuf *b, uint16_t v);
+void trace_ev_put32(EventBuf *b, uint32_t v);
+void trace_ev_put64(EventBuf *b, uint64_t v);
+void trace_ev_put_bytes(EventBuf *b, const void *p, size_t n);
+void trace_ev_end(EventBuf *b);
 
 #endif /* RTS_TRACE_EVENTLOG_H */

@@ -9,22 +9,31 @@
  * Note [When the census runs]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A census counts the objects of a heap that holds only live data: right
- * after a major collection (with a copying old generation, after a minor
- * one the old generations still hold the garbage of their last cycle).
- * GHC forces a major collection whenever -i seconds of mutator time have
- * passed. hsrts has no timer tick in the vanilla way, so the collector
- * asks at the start of every collection (trace_heap_census_due) and makes
- * it major when a full interval has passed. A major collection that the
- * program's own allocation brings about is used too, when at least half
- * an interval has passed: it costs only the heap walk, so programs whose
- * old generation is collected anyway (binary-trees) take most samples
- * without any extra collection. Samples are therefore between -i/2 and -i
- * apart in mutator time, plus the time to the next collection, instead of
- * GHC's exact ticks; hp2ps and the report do not need regular samples.
+ * after a major collection (after a minor one the old generations still
+ * hold the garbage of their last cycle). GHC forces a major collection
+ * every -i seconds. hsrts asks at the start of every collection
+ * (trace_heap_census_due) and takes a census after every major one that
+ * comes at least -i/2 of mutator time after the last census: collections
+ * the program's own allocation brings about cost the census nothing but
+ * the heap walk. A collection is made major for a census only when none
+ * came for FORCE_INTERVALS intervals. Where the old generation is not
+ * growing there are few natural major collections, but then the live heap
+ * changes slowly too, so sparser samples lose little; where it grows,
+ * natural ones come often. Forcing one at every -i, as GHC does, made
+ * binary-trees (depth 21, -i0.1) copy its 100 MB long-lived tree every
+ * 0.1 s of mutator time, about a quarter slower in all (bench/README.md).
+ * Samples are therefore irregular: -i/2 to FORCE_INTERVALS * -i apart,
+ * plus the time to the next collection; hp2ps and the report do not need
+ * them regular.
  * -i0 makes every collection a major one with a census, as GHC's -i0; a
  * census requested with requestHeapCensus() is taken at the next
  * collection (made major); --no-automatic-heap-samples / stopHeapProfTimer
  * leave only requested ones.
+ *
+ * The census runs inside the collection, before its statistics: its time
+ * is GC time (as GHC's), not mutator time, so it does not advance the -i
+ * clock, and a sample is stamped with the mutator time at the start of its
+ * collection (GHC's BEGIN_SAMPLE time).
  *
  * Note [Bands]
  * ~~~~~~~~~~~~
@@ -56,12 +65,16 @@
 #include "trace/debug_trace.h"
 #include "trace/eventlog.h"
 
+/* Intervals without a census after which a collection is made major for one. */
+#define FORCE_INTERVALS 4.0
+
 static FILE *hp_file;
 static bool profiling;         /* -hT or -hi, and the file is open */
 static bool automatic;         /* the -i clock runs */
 static bool requested;         /* requestHeapCensus() */
 static double last_census_mut; /* mutator seconds at the last census */
-static uint64_t era;           /* censuses so far (the event log's sample number) */
+static double gc_start_mut;    /* mutator seconds when the current collection started */
+static uint64_t era; /* censuses so far (the event log's sample number) */
 
 /* Bands: labels in order of first appearance; bytes of the current census. */
 static HpBand *bands;
@@ -99,7 +112,7 @@ static char *clean_label(const char *raw)
     return s;
 }
 
-const char *hp_label_of(const StgInfoTable *info)
+const char *trace_hp_label_of(const StgInfoTable *info)
 {
     static char addr[2 + 2 * sizeof(void *) + 1];
     if (rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE || info->type == CONSTR ||
@@ -161,7 +174,7 @@ static uint32_t band_of(const StgInfoTable *info)
             return slots[i].band;
         i = (i + 1) & (n_slots - 1);
     }
-    uint32_t band = band_for_label(hp_label_of(info));
+    uint32_t band = band_for_label(trace_hp_label_of(info));
     if (2 * (used_slots + 1) > n_slots) {
         slots_grow();
         i = slot_index(info);
@@ -175,9 +188,23 @@ static uint32_t band_of(const StgInfoTable *info)
 
 /* --- the census ------------------------------------------------------------------- */
 
-/* [p, end): objects separated by zero slop. See Note [Heap walkability] in sm/layout.h. */
+/* Types whose size is in the info table: for them the walk skips layout_of. */
+static bool fixed_size_type(uint32_t type)
+{
+    return type == CONSTR || type == FUN || type == THUNK;
+}
+
+/*
+ * [p, end): objects separated by zero slop (Note [Heap walkability] in
+ * sm/layout.h). Runs of objects with the same info table (a tree of one
+ * constructor, a list) are summed locally and added to their band once:
+ * the walk is bound by reading the heap, not by finding bands.
+ */
 static void census_words(StgPtr p, StgPtr end)
 {
+    const StgInfoTable *last = NULL;
+    uint32_t band = 0;
+    StgWord fixed = 0, run = 0;
     while (p < end) {
         if (*p == 0) {
             p++;
@@ -185,17 +212,26 @@ static void census_words(StgPtr p, StgPtr end)
         }
         const StgClosure *q = (const StgClosure *)p;
         const StgInfoTable *info = q->info;
-        Layout l = layout_of(q, info);
-        if (RTS_UNLIKELY(l.size == 0 || p + l.size > end))
+        if (info != last) {
+            if (last)
+                bands[band].bytes += run * sizeof(StgWord);
+            run = 0;
+            band = band_of(info); /* may grow `bands`: nothing holds a pointer into it */
+            last = info;
+            fixed = fixed_size_type(info->type) ? layout_of(q, info).size : 0;
+        }
+        StgWord size = fixed ? fixed : layout_of(q, info).size;
+        if (RTS_UNLIKELY(size == 0 || p + size > end))
             msg_barf("heap census: object %p (info %p) has no valid layout", (const void *)p,
                      (const void *)info);
-        uint32_t band = band_of(info); /* may grow `bands`: index it afterwards */
-        bands[band].bytes += l.size * sizeof(StgWord);
-        p += l.size;
+        run += size;
+        p += size;
     }
+    if (last)
+        bands[band].bytes += run * sizeof(StgWord);
 }
 
-void hp_census(const HpBand **out, uint32_t *n_out)
+void trace_hp_census(const HpBand **out, uint32_t *n_out)
 {
     if (n_slots == 0)
         slots_grow();
@@ -226,30 +262,30 @@ static void write_sample(double t, const HpBand *b, uint32_t n)
 
 static void post_sample_events(const HpBand *b, uint32_t n)
 {
-    if (!eventlog_running())
+    if (!trace_ev_running())
         return;
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_BEGIN, eventlog_now(), 0);
-    eventlog_put64(e, era);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_BEGIN, trace_ev_now(), 0);
+    trace_ev_put64(e, era);
+    trace_ev_end(e);
     for (uint32_t i = n; i-- > 0;) {
         if (!b[i].bytes)
             continue;
         size_t len = strlen(b[i].label) + 1;
-        e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_STRING, eventlog_now(),
+        e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_STRING, trace_ev_now(),
                            1 + 8 + len);
-        eventlog_put8(e, 0); /* profile 0 */
-        eventlog_put64(e, b[i].bytes);
-        eventlog_put_bytes(e, b[i].label, len);
-        eventlog_end(e);
+        trace_ev_put8(e, 0); /* profile 0 */
+        trace_ev_put64(e, b[i].bytes);
+        trace_ev_put_bytes(e, b[i].label, len);
+        trace_ev_end(e);
     }
-    e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_END, eventlog_now(), 0);
-    eventlog_put64(e, era);
-    eventlog_end(e);
+    e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_SAMPLE_END, trace_ev_now(), 0);
+    trace_ev_put64(e, era);
+    trace_ev_end(e);
 }
 
-void hp_post_begin_event(void)
+void trace_hp_post_begin_event(void)
 {
-    if (!profiling || !eventlog_running())
+    if (!profiling || !trace_ev_running())
         return;
     /*
      * id, sampling period (ns), breakdown, 7 empty filters. The breakdown is
@@ -259,13 +295,13 @@ void hp_post_begin_event(void)
      * older than GHC 9.2's (Debian's ghc-events 0.17) reject 9.
      */
     EventBuf *e =
-        eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_BEGIN, eventlog_now(), 1 + 8 + 4 + 7);
-    eventlog_put8(e, 0);
-    eventlog_put64(e, (uint64_t)(rts_flags.prof.heap_prof_interval * 1e9));
-    eventlog_put32(e, rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE ? 4 : 8);
+        trace_ev_begin(EVENTLOG_GLOBAL, EVENT_HEAP_PROF_BEGIN, trace_ev_now(), 1 + 8 + 4 + 7);
+    trace_ev_put8(e, 0);
+    trace_ev_put64(e, (uint64_t)(rts_flags.prof.heap_prof_interval * 1e9));
+    trace_ev_put32(e, rts_flags.prof.heap_prof == HEAP_PROF_INFO_TABLE ? 4 : 8);
     for (int i = 0; i < 7; i++)
-        eventlog_put8(e, 0);
-    eventlog_end(e);
+        trace_ev_put8(e, 0);
+    trace_ev_end(e);
 }
 
 static char *hp_file_name(void)
@@ -289,7 +325,7 @@ static void write_quoted(const char *s)
     fputc('"', hp_file);
 }
 
-void hp_init(void)
+void trace_hp_init(void)
 {
     profiling = false;
     if (rts_flags.prof.heap_prof == HEAP_PROF_NONE)
@@ -326,10 +362,16 @@ void hp_init(void)
     requested = false;
     last_census_mut = 0;
     era = 0;
-    hp_post_begin_event();
+    trace_hp_post_begin_event();
 }
 
-bool hp_census_due(void)
+void trace_hp_gc_start(void)
+{
+    if (profiling)
+        gc_start_mut = mutator_seconds();
+}
+
+bool trace_hp_census_due(void)
 {
     if (!profiling)
         return false;
@@ -338,14 +380,17 @@ bool hp_census_due(void)
     if (!automatic)
         return false;
     double interval = rts_flags.prof.heap_prof_interval;
-    return interval <= 0 || mutator_seconds() - last_census_mut >= interval;
+    if (interval <= 0)
+        return true;
+    double since = gc_start_mut - last_census_mut;
+    return since >= FORCE_INTERVALS * interval;
 }
 
-void hp_census_after_gc(bool major)
+void trace_hp_census_after_gc(bool major)
 {
     if (!profiling || !major)
         return;
-    double now = mutator_seconds();
+    double now = gc_start_mut;
     double interval = rts_flags.prof.heap_prof_interval;
     bool due = requested || (automatic && (interval <= 0 || now - last_census_mut >= interval / 2));
     if (!due)
@@ -355,7 +400,7 @@ void hp_census_after_gc(bool major)
     era++;
     const HpBand *b;
     uint32_t n;
-    hp_census(&b, &n);
+    trace_hp_census(&b, &n);
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t saved_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
     write_sample(now, b, n);
@@ -368,7 +413,7 @@ void hp_census_after_gc(bool major)
                 (unsigned long long)era, now, n);
 }
 
-void hp_exit(void)
+void trace_hp_exit(void)
 {
     if (!profiling)
         return;

@@ -14,14 +14,17 @@
 #include "Rts.h"
 
 /* Open the .hp file and write its header (exit 1 if it cannot be opened). */
-void hp_init(void);
+void trace_hp_init(void);
 /* The closing empty sample; close the file. Safe to call twice. */
-void hp_exit(void);
+void trace_hp_exit(void);
 /* With the event log: its HEAP_PROF_BEGIN (at start, or when logging starts later). */
-void hp_post_begin_event(void);
+void trace_hp_post_begin_event(void);
 
-bool hp_census_due(void);
-void hp_census_after_gc(bool major);
+/* A collection starts: note the mutator time (the census's timestamp). */
+void trace_hp_gc_start(void);
+bool trace_hp_census_due(void);
+/* Inside the collection, after it is done and before its statistics. */
+void trace_hp_census_after_gc(bool major);
 
 /*
  * One census, exposed for the unit tests: walk every generation's blocks
@@ -33,8 +36,8 @@ typedef struct {
     const char *label;
     uint64_t bytes;
 } HpBand;
-void hp_census(const HpBand **bands, uint32_t *n_bands);
+void trace_hp_census(const HpBand **bands, uint32_t *n_bands);
 /* The label of an info table's band under the current -h mode and -L. */
-const char *hp_label_of(const StgInfoTable *info);
+const char *trace_hp_label_of(const StgInfoTable *info);
 
 #endif /* RTS_TRACE_HEAP_PROF_H */

@@ -42,38 +42,38 @@ static uint64_t last_committed; /* megablocks after the previous collection */
 
 static void post_empty(uint32_t buf, uint16_t type, uint64_t t)
 {
-    eventlog_end(eventlog_begin(buf, type, t, 0));
+    trace_ev_end(trace_ev_begin(buf, type, t, 0));
 }
 
 static void post_capset_u16(uint16_t type, uint32_t capset, uint16_t v)
 {
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, type, eventlog_now(), 0);
-    eventlog_put32(e, capset);
-    eventlog_put16(e, v);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, type, trace_ev_now(), 0);
+    trace_ev_put32(e, capset);
+    trace_ev_put16(e, v);
+    trace_ev_end(e);
 }
 
 static void post_capset_u32(uint16_t type, uint32_t capset, uint32_t v)
 {
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, type, eventlog_now(), 0);
-    eventlog_put32(e, capset);
-    eventlog_put32(e, v);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, type, trace_ev_now(), 0);
+    trace_ev_put32(e, capset);
+    trace_ev_put32(e, v);
+    trace_ev_end(e);
 }
 
 static void post_capset_u64(uint32_t buf, uint16_t type, uint64_t t, uint64_t v)
 {
-    EventBuf *e = eventlog_begin(buf, type, t, 0);
-    eventlog_put32(e, EVENTLOG_CAPSET_HEAP);
-    eventlog_put64(e, v);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(buf, type, t, 0);
+    trace_ev_put32(e, EVENTLOG_CAPSET_HEAP);
+    trace_ev_put64(e, v);
+    trace_ev_end(e);
 }
 
 static void post_cap(uint16_t type, uint16_t cap)
 {
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, type, eventlog_now(), 0);
-    eventlog_put16(e, cap);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, type, trace_ev_now(), 0);
+    trace_ev_put16(e, cap);
+    trace_ev_end(e);
 }
 
 /* A capset event with a text payload (RTS_IDENTIFIER, PROGRAM_ARGS). */
@@ -81,10 +81,10 @@ static void post_capset_text(uint16_t type, uint32_t capset, const char *text, s
 {
     if (len > EVENTLOG_MAX_PAYLOAD - 4)
         len = EVENTLOG_MAX_PAYLOAD - 4;
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, type, eventlog_now(), 4 + len);
-    eventlog_put32(e, capset);
-    eventlog_put_bytes(e, text, len);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, type, trace_ev_now(), 4 + len);
+    trace_ev_put32(e, capset);
+    trace_ev_put_bytes(e, text, len);
+    trace_ev_end(e);
 }
 
 static uint32_t buf_of_cap(const Capability *cap)
@@ -123,11 +123,11 @@ static void post_startup_events(void)
     }
     struct timeval tv;
     gettimeofday(&tv, NULL);
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_WALL_CLOCK_TIME, eventlog_now(), 0);
-    eventlog_put32(e, EVENTLOG_CAPSET_CLOCKDOMAIN);
-    eventlog_put64(e, (uint64_t)tv.tv_sec);
-    eventlog_put32(e, (uint32_t)tv.tv_usec * 1000u);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_WALL_CLOCK_TIME, trace_ev_now(), 0);
+    trace_ev_put32(e, EVENTLOG_CAPSET_CLOCKDOMAIN);
+    trace_ev_put64(e, (uint64_t)tv.tv_sec);
+    trace_ev_put32(e, (uint32_t)tv.tv_usec * 1000u);
+    trace_ev_end(e);
     post_capset_u32(EVENT_OSPROCESS_PID, EVENTLOG_CAPSET_OSPROCESS, (uint32_t)getpid());
     post_capset_u32(EVENT_OSPROCESS_PPID, EVENTLOG_CAPSET_OSPROCESS, (uint32_t)getppid());
     const char *way = rts_isThreaded() ? (rts_isDebugged() ? "thr_debug" : "thr")
@@ -137,14 +137,14 @@ static void post_startup_events(void)
     post_capset_text(EVENT_RTS_IDENTIFIER, EVENTLOG_CAPSET_OSPROCESS, ident, (size_t)n);
     post_program_args();
     if (classes.gc) {
-        e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_HEAP_INFO_GHC, eventlog_now(), 0);
-        eventlog_put32(e, EVENTLOG_CAPSET_HEAP);
-        eventlog_put16(e, (uint16_t)rts_flags.gc.generations);
-        eventlog_put64(e, rts_flags.gc.max_heap_bytes);
-        eventlog_put64(e, rts_flags.gc.alloc_area_bytes);
-        eventlog_put64(e, MBLOCK_SIZE);
-        eventlog_put64(e, BLOCK_SIZE);
-        eventlog_end(e);
+        e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_HEAP_INFO_GHC, trace_ev_now(), 0);
+        trace_ev_put32(e, EVENTLOG_CAPSET_HEAP);
+        trace_ev_put16(e, (uint16_t)rts_flags.gc.generations);
+        trace_ev_put64(e, rts_flags.gc.max_heap_bytes);
+        trace_ev_put64(e, rts_flags.gc.alloc_area_bytes);
+        trace_ev_put64(e, MBLOCK_SIZE);
+        trace_ev_put64(e, BLOCK_SIZE);
+        trace_ev_end(e);
     }
 }
 
@@ -155,12 +155,12 @@ static void post_shutdown_events(void)
         post_capset_u16(EVENT_CAPSET_REMOVE_CAP, EVENTLOG_CAPSET_CLOCKDOMAIN, (uint16_t)c);
         post_cap(EVENT_CAP_DELETE, (uint16_t)c);
     }
-    EventBuf *e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_CAPSET_DELETE, eventlog_now(), 0);
-    eventlog_put32(e, EVENTLOG_CAPSET_OSPROCESS);
-    eventlog_end(e);
-    e = eventlog_begin(EVENTLOG_GLOBAL, EVENT_CAPSET_DELETE, eventlog_now(), 0);
-    eventlog_put32(e, EVENTLOG_CAPSET_CLOCKDOMAIN);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_CAPSET_DELETE, trace_ev_now(), 0);
+    trace_ev_put32(e, EVENTLOG_CAPSET_OSPROCESS);
+    trace_ev_end(e);
+    e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_CAPSET_DELETE, trace_ev_now(), 0);
+    trace_ev_put32(e, EVENTLOG_CAPSET_CLOCKDOMAIN);
+    trace_ev_end(e);
 }
 
 static bool start_logging(const EventLogWriter *w)
@@ -174,21 +174,21 @@ static bool start_logging(const EventLogWriter *w)
         classes.gc = t->gc;
         classes.user = t->user;
     }
-    if (!eventlog_start(w, n_capabilities, t->flush_interval))
+    if (!trace_ev_start(w, n_capabilities, t->flush_interval))
         return false;
     post_startup_events();
-    hp_post_begin_event();
+    trace_hp_post_begin_event();
     /* The start-up facts lead the file, as GHC's, for readers that stream it. */
-    eventlog_flush_all();
+    trace_ev_flush_all();
     return true;
 }
 
 static void stop_logging(void)
 {
-    if (!eventlog_running())
+    if (!trace_ev_running())
         return;
     post_shutdown_events();
-    eventlog_stop();
+    trace_ev_stop();
 }
 
 /* --- life cycle ---------------------------------------------------------------------- */
@@ -196,39 +196,39 @@ static void stop_logging(void)
 /* msg_barf's report: the stack from msg_barf's caller outwards. */
 static void barf_backtrace(void)
 {
-    backtrace_print("msg_barf");
+    trace_backtrace_print("msg_barf");
 }
 
 void trace_init(void)
 {
-    eventlog_set_epoch(os_time_monotonic_ns());
+    trace_ev_set_epoch(os_time_monotonic_ns());
     msg_set_barf_report(barf_backtrace);
     in_gc = false;
     last_committed = 0;
     if (rts_flags.misc.install_signal_handlers)
-        backtrace_install();
+        trace_backtrace_install();
     if (rts_flags.trace.eventlog) {
         const EventLogWriter *w = rts_flags.trace.null_writer  ? &NullEventLogWriter
                                   : rts_config.eventlog_writer ? rts_config.eventlog_writer
                                                                : &FileEventLogWriter;
         start_logging(w);
     }
-    hp_init();
+    trace_hp_init();
 }
 
 void trace_exit(void)
 {
-    hp_exit();
+    trace_hp_exit();
     stop_logging();
-    backtrace_uninstall();
+    trace_backtrace_uninstall();
 }
 
 void trace_fatal_exit(void)
 {
-    if (in_gc && eventlog_running() && classes.gc) {
+    if (in_gc && trace_ev_running() && classes.gc) {
         /* The collection was cut short; keep every GC_START matched. */
         Capability *cap = cap_mine();
-        post_empty(buf_of_cap(cap ? cap : capabilities[0]), EVENT_GC_END, eventlog_now());
+        post_empty(buf_of_cap(cap ? cap : capabilities[0]), EVENT_GC_END, trace_ev_now());
     }
     in_gc = false;
     trace_exit();
@@ -239,12 +239,13 @@ void trace_fatal_exit(void)
 void trace_gc_start(int64_t start_ns)
 {
     in_gc = true;
+    trace_hp_gc_start();
     DEBUG_TRACE(gc, "gc: collection starts");
-    if (!eventlog_running() || !classes.gc)
+    if (!trace_ev_running() || !classes.gc)
         return;
     Capability *cap = cap_mine();
     uint32_t buf = buf_of_cap(cap ? cap : capabilities[0]);
-    uint64_t t = eventlog_time_of(start_ns);
+    uint64_t t = trace_ev_time_of(start_ns);
     post_empty(buf, EVENT_REQUEST_SEQ_GC, t);
     post_empty(buf, EVENT_GC_START, t);
 }
@@ -256,32 +257,32 @@ void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
     uint64_t committed = rec->mblocks_committed;
     uint64_t returned = last_committed > committed ? last_committed - committed : 0;
     last_committed = committed;
-    if (!eventlog_running() || !classes.gc)
+    if (!trace_ev_running() || !classes.gc)
         return;
     uint32_t buf = buf_of_cap(cap ? cap : capabilities[0]);
-    uint64_t t = eventlog_time_of(end_ns);
+    uint64_t t = trace_ev_time_of(end_ns);
     if (rec->major) {
         /* See rts/trace/README.md for what "needed" and "returned" mean here. */
-        EventBuf *e = eventlog_begin(buf, EVENT_MEM_RETURN, t, 0);
-        eventlog_put32(e, EVENTLOG_CAPSET_HEAP);
-        eventlog_put32(e, (uint32_t)committed);
-        eventlog_put32(e, (uint32_t)rec->mblocks_in_use);
-        eventlog_put32(e, (uint32_t)returned);
-        eventlog_end(e);
+        EventBuf *e = trace_ev_begin(buf, EVENT_MEM_RETURN, t, 0);
+        trace_ev_put32(e, EVENTLOG_CAPSET_HEAP);
+        trace_ev_put32(e, (uint32_t)committed);
+        trace_ev_put32(e, (uint32_t)rec->mblocks_in_use);
+        trace_ev_put32(e, (uint32_t)returned);
+        trace_ev_end(e);
     }
     post_empty(buf, EVENT_GC_GLOBAL_SYNC, t);
-    EventBuf *e = eventlog_begin(buf, EVENT_GC_STATS_GHC, t, 0);
+    EventBuf *e = trace_ev_begin(buf, EVENT_GC_STATS_GHC, t, 0);
     bool par = rec->threads > 1;
-    eventlog_put32(e, EVENTLOG_CAPSET_HEAP);
-    eventlog_put16(e, (uint16_t)rec->gen);
-    eventlog_put64(e, d->copied_bytes);
-    eventlog_put64(e, d->slop_bytes);
-    eventlog_put64(e, d->block_fragmentation_bytes);
-    eventlog_put32(e, rec->threads);
-    eventlog_put64(e, par ? d->par_max_copied_bytes : 0);
-    eventlog_put64(e, par ? d->copied_bytes : 0);
-    eventlog_put64(e, par ? d->par_balanced_copied_bytes : 0);
-    eventlog_end(e);
+    trace_ev_put32(e, EVENTLOG_CAPSET_HEAP);
+    trace_ev_put16(e, (uint16_t)rec->gen);
+    trace_ev_put64(e, d->copied_bytes);
+    trace_ev_put64(e, d->slop_bytes);
+    trace_ev_put64(e, d->block_fragmentation_bytes);
+    trace_ev_put32(e, rec->threads);
+    trace_ev_put64(e, par ? d->par_max_copied_bytes : 0);
+    trace_ev_put64(e, par ? d->copied_bytes : 0);
+    trace_ev_put64(e, par ? d->par_balanced_copied_bytes : 0);
+    trace_ev_end(e);
     post_empty(buf, EVENT_GC_END, t);
     if (rec->major)
         post_capset_u64(buf, EVENT_HEAP_LIVE, t, d->live_bytes);
@@ -294,26 +295,26 @@ void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
 
 static void post_thread(Capability *cap, uint16_t type, const StgTSO *tso)
 {
-    EventBuf *e = eventlog_begin(buf_of_cap(cap), type, eventlog_now(), 0);
-    eventlog_put32(e, (uint32_t)tso->id);
+    EventBuf *e = trace_ev_begin(buf_of_cap(cap), type, trace_ev_now(), 0);
+    trace_ev_put32(e, (uint32_t)tso->id);
     if (type == EVENT_STOP_THREAD) {
-        eventlog_put16(e, THREAD_YIELDING);
-        eventlog_put32(e, 0); /* no thread blocked it */
+        trace_ev_put16(e, THREAD_YIELDING);
+        trace_ev_put32(e, 0); /* no thread blocked it */
     }
-    eventlog_end(e);
+    trace_ev_end(e);
 }
 
 void trace_thread_create(Capability *cap, const StgTSO *tso)
 {
     DEBUG_TRACE(scheduler, "sched: cap %u: created thread %lu", cap->no, (unsigned long)tso->id);
-    if (eventlog_running() && classes.sched)
+    if (trace_ev_running() && classes.sched)
         post_thread(cap, EVENT_CREATE_THREAD, tso);
 }
 
 void trace_thread_run(Capability *cap, const StgTSO *tso)
 {
     DEBUG_TRACE(scheduler, "sched: cap %u: running thread %lu", cap->no, (unsigned long)tso->id);
-    if (eventlog_running() && classes.sched)
+    if (trace_ev_running() && classes.sched)
         post_thread(cap, EVENT_RUN_THREAD, tso);
 }
 
@@ -321,7 +322,7 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso)
 {
     DEBUG_TRACE(scheduler, "sched: cap %u: thread %lu gives the capability back", cap->no,
                 (unsigned long)tso->id);
-    if (eventlog_running() && classes.sched)
+    if (trace_ev_running() && classes.sched)
         post_thread(cap, EVENT_STOP_THREAD, tso);
 }
 
@@ -329,13 +330,13 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso)
 
 bool trace_heap_census_due(void)
 {
-    return hp_census_due();
+    return trace_hp_census_due();
 }
 
 void trace_heap_census_after_gc(Capability *cap, bool major)
 {
     (void)cap;
-    hp_census_after_gc(major);
+    trace_hp_census_after_gc(major);
 }
 
 /* --- debug lines -------------------------------------------------------------------------- */
@@ -359,7 +360,7 @@ void trace_debug_line(const char *fmt, ...)
 
 enum EventLogStatus eventLogStatus(void)
 {
-    return eventlog_running() ? EVENTLOG_RUNNING : EVENTLOG_NOT_CONFIGURED;
+    return trace_ev_running() ? EVENTLOG_RUNNING : EVENTLOG_NOT_CONFIGURED;
 }
 
 bool startEventLogging(const EventLogWriter *writer)
@@ -379,25 +380,25 @@ void endEventLogging(void)
 void flushEventLog(struct Capability_ **cap)
 {
     (void)cap;
-    eventlog_flush_all();
+    trace_ev_flush_all();
 }
 
 int rts_isTracing(void)
 {
-    return eventlog_running();
+    return trace_ev_running();
 }
 
 /* --- public API: user events (rts/Trace.h) ------------------------------------------- */
 
 static void post_user(Capability *cap, uint16_t type, const void *bytes, size_t n)
 {
-    if (!eventlog_running() || !classes.user)
+    if (!trace_ev_running() || !classes.user)
         return;
     if (n > EVENTLOG_MAX_PAYLOAD)
         n = EVENTLOG_MAX_PAYLOAD;
-    EventBuf *e = eventlog_begin(buf_of_cap(cap), type, eventlog_now(), n);
-    eventlog_put_bytes(e, bytes, n);
-    eventlog_end(e);
+    EventBuf *e = trace_ev_begin(buf_of_cap(cap), type, trace_ev_now(), n);
+    trace_ev_put_bytes(e, bytes, n);
+    trace_ev_end(e);
 }
 
 void rts_traceEvent(Capability *cap, const char *msg)

@@ -43,8 +43,9 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso);
 
 /*
  * Heap profiling, from the collector: is a census due (then the collection
- * is made major), and the census itself after a major collection. See Note
- * [When the census runs] in heap_prof.c.
+ * is made major), and the census itself, inside a major collection once it
+ * is done and before its statistics (its time is GC time). See Note [When
+ * the census runs] in heap_prof.c.
  */
 bool trace_heap_census_due(void);
 void trace_heap_census_after_gc(Capability *cap, bool major);

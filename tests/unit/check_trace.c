@@ -32,7 +32,7 @@ static uint64_t band_bytes(const char *label)
 {
     const HpBand *b;
     uint32_t n;
-    hp_census(&b, &n);
+    trace_hp_census(&b, &n);
     for (uint32_t i = 0; i < n; i++)
         if (strcmp(b[i].label, label) == 0)
             return b[i].bytes;
@@ -87,15 +87,15 @@ START_TEST(labels)
 {
     flags_init_defaults();
     rts_flags.prof.heap_prof = HEAP_PROF_CLOSURE_TYPE;
-    ck_assert_str_eq(hp_label_of(&cell_info), "test:Cell");
-    ck_assert_str_eq(hp_label_of(&named_thunk), "THUNK");
-    ck_assert_str_eq(hp_label_of(&unnamed_thunk), "THUNK");
+    ck_assert_str_eq(trace_hp_label_of(&cell_info), "test:Cell");
+    ck_assert_str_eq(trace_hp_label_of(&named_thunk), "THUNK");
+    ck_assert_str_eq(trace_hp_label_of(&unnamed_thunk), "THUNK");
     rts_flags.prof.heap_prof = HEAP_PROF_INFO_TABLE;
-    ck_assert_str_eq(hp_label_of(&cell_info), "test:Cell");
-    ck_assert_str_eq(hp_label_of(&named_thunk), "test:myThunk");
+    ck_assert_str_eq(trace_hp_label_of(&cell_info), "test:Cell");
+    ck_assert_str_eq(trace_hp_label_of(&named_thunk), "test:myThunk");
     char addr[32];
     snprintf(addr, sizeof addr, "%p", (const void *)&unnamed_thunk);
-    ck_assert_str_eq(hp_label_of(&unnamed_thunk), addr);
+    ck_assert_str_eq(trace_hp_label_of(&unnamed_thunk), addr);
 }
 END_TEST
 
