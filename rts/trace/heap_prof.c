@@ -249,8 +249,24 @@ void trace_hp_census(const HpBand **out, uint32_t *n_out)
 
 /* --- the .hp file ------------------------------------------------------------------- */
 
+/*
+ * A sample's time, as written: hp2ps rejects a sample that is not later
+ * than the one before ("samples out of sequence"), and the census of the
+ * collection at hs_exit and the closing sample can fall in the same
+ * microsecond of mutator time.
+ */
+static double last_written;
+static double sample_time(double t)
+{
+    if (t < last_written + 1e-6)
+        t = last_written + 1e-6;
+    last_written = t;
+    return t;
+}
+
 static void write_sample(double t, const HpBand *b, uint32_t n)
 {
+    t = sample_time(t);
     fprintf(hp_file, "BEGIN_SAMPLE %f\n", t);
     /* Newest band first, as GHC lists its buckets. */
     for (uint32_t i = n; i-- > 0;)
@@ -361,6 +377,7 @@ void trace_hp_init(void)
     automatic = rts_flags.prof.automatic_heap_samples;
     requested = false;
     last_census_mut = 0;
+    last_written = 0;
     era = 0;
     trace_hp_post_begin_event();
 }
@@ -421,6 +438,7 @@ void trace_hp_exit(void)
     double t = mutator_seconds();
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t saved_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
+    t = sample_time(t);
     fprintf(hp_file, "BEGIN_SAMPLE %f\nEND_SAMPLE %f\n", t, t);
     if (c_locale) {
         uselocale(saved_locale);

@@ -49,7 +49,7 @@ hp2ps_ok() {
 }
 
 t "binary-trees with -l and -hT: both files, complete"
-run -- "$bt" 14 +RTS -l -hT -i0.005 -RTS
+run -- "$bt" 14 +RTS -l -hT -i0.001 -RTS
 rc_is 0
 file_ok binarytrees.eventlog
 hp_ok binarytrees.hp
@@ -133,7 +133,7 @@ err_is "trace_prog: Can't open profiling report file /nonexistent/dir/x.hp: No s
 # Every way a program ends leaves complete files.
 t "heap overflow: exit 251, event log and .hp complete"
 rm -f trace_prog.eventlog trace_prog.hp
-run -- "$tp" heap-overflow +RTS -M16m -l -hT -i0.001 -RTS
+run -- "$tp" heap-overflow +RTS -M16m -l -hT -i0 -RTS
 rc_is 251
 file_ok trace_prog.eventlog
 hp_ok trace_prog.hp

@@ -66,7 +66,7 @@ run -- "$tp" start 300000
 rc_is 0
 check "startEventLogging without -l: a complete log" trace_prog.eventlog --user 10 --no-threads
 
-run -- "$tp" heap-overflow +RTS -M16m -l -hT -i0.001 -sho.stats -RTS
+run -- "$tp" heap-overflow +RTS -M16m -l -hT -i0 -sho.stats -RTS
 rc_is 251
 check "heap overflow: complete, the collection cut short is closed" trace_prog.eventlog --cut \
     --stats ho.stats --hp trace_prog.hp
