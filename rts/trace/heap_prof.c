@@ -74,7 +74,7 @@ static bool automatic;         /* the -i clock runs */
 static bool requested;         /* requestHeapCensus() */
 static double last_census_mut; /* mutator seconds at the last census */
 static double gc_start_mut;    /* mutator seconds when the current collection started */
-static uint64_t era; /* censuses so far (the event log's sample number) */
+static uint64_t era;           /* censuses so far (the event log's sample number) */
 
 /* Bands: labels in order of first appearance; bytes of the current census. */
 static HpBand *bands;
