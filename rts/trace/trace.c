@@ -92,6 +92,28 @@ static uint32_t buf_of_cap(const Capability *cap)
     return cap ? cap->no : EVENTLOG_GLOBAL;
 }
 
+/*
+ * -v (a debug-way flag): the same events as text lines on stderr, in
+ * GHC's words, for the classes -v selected; with `t`, each line starts
+ * with its time in nanoseconds since the start.
+ */
+#define TEXT_ON(cls) (RTS_UNLIKELY(rts_flags.trace.trace_stderr) && rts_flags.trace.cls)
+
+static void text_event(const Capability *cap, const char *fmt, ...) RTS_PRINTF(2, 3);
+static void text_event(const Capability *cap, const char *fmt, ...)
+{
+    char line[600];
+    int n = 0;
+    if (rts_flags.trace.timestamp)
+        n = snprintf(line, sizeof line, "%9llu: ", (unsigned long long)trace_ev_now());
+    n += snprintf(line + n, sizeof line - (size_t)n, "cap %u: ", cap ? cap->no : 0);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    trace_debug_line("%s", line);
+}
+
 /* --- start-up and shut-down events (GHC's order, reference §7.2) ------------------- */
 
 static void post_program_args(void)
@@ -241,6 +263,10 @@ void trace_gc_start(int64_t start_ns)
     in_gc = true;
     trace_hp_gc_start();
     DEBUG_TRACE(gc, "gc: collection starts");
+    if (TEXT_ON(gc)) {
+        text_event(cap_mine(), "requesting sequential GC");
+        text_event(cap_mine(), "starting GC");
+    }
     if (!trace_ev_running() || !classes.gc)
         return;
     Capability *cap = cap_mine();
@@ -254,6 +280,9 @@ void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
                   uint64_t total_allocated_bytes, int64_t end_ns)
 {
     in_gc = false;
+    if (TEXT_ON(gc))
+        text_event(cap, "finished GC (generation %u, %llu bytes copied)", rec->gen,
+                   (unsigned long long)d->copied_bytes);
     uint64_t committed = rec->mblocks_committed;
     uint64_t returned = last_committed > committed ? last_committed - committed : 0;
     last_committed = committed;
@@ -307,6 +336,8 @@ static void post_thread(Capability *cap, uint16_t type, const StgTSO *tso)
 void trace_thread_create(Capability *cap, const StgTSO *tso)
 {
     DEBUG_TRACE(scheduler, "sched: cap %u: created thread %lu", cap->no, (unsigned long)tso->id);
+    if (TEXT_ON(scheduler))
+        text_event(cap, "created thread %lu", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
         post_thread(cap, EVENT_CREATE_THREAD, tso);
 }
@@ -314,6 +345,8 @@ void trace_thread_create(Capability *cap, const StgTSO *tso)
 void trace_thread_run(Capability *cap, const StgTSO *tso)
 {
     DEBUG_TRACE(scheduler, "sched: cap %u: running thread %lu", cap->no, (unsigned long)tso->id);
+    if (TEXT_ON(scheduler))
+        text_event(cap, "running thread %lu", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
         post_thread(cap, EVENT_RUN_THREAD, tso);
 }
@@ -322,6 +355,8 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso)
 {
     DEBUG_TRACE(scheduler, "sched: cap %u: thread %lu gives the capability back", cap->no,
                 (unsigned long)tso->id);
+    if (TEXT_ON(scheduler))
+        text_event(cap, "stopping thread %lu (yielding)", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
         post_thread(cap, EVENT_STOP_THREAD, tso);
 }
@@ -403,14 +438,20 @@ static void post_user(Capability *cap, uint16_t type, const void *bytes, size_t 
 
 void rts_traceEvent(Capability *cap, const char *msg)
 {
-    if (msg)
-        post_user(cap, EVENT_USER_MSG, msg, strlen(msg));
+    if (msg == NULL)
+        return;
+    if (TEXT_ON(user))
+        text_event(cap, "%s", msg);
+    post_user(cap, EVENT_USER_MSG, msg, strlen(msg));
 }
 
 void rts_traceMarker(Capability *cap, const char *name)
 {
-    if (name)
-        post_user(cap, EVENT_USER_MARKER, name, strlen(name));
+    if (name == NULL)
+        return;
+    if (TEXT_ON(user))
+        text_event(cap, "marker: %s", name);
+    post_user(cap, EVENT_USER_MARKER, name, strlen(name));
 }
 
 void rts_traceBinaryEvent(Capability *cap, const uint8_t *bytes, size_t n)

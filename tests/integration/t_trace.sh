@@ -166,6 +166,21 @@ err_has "gc: collection starts"
 run -- "$tpd" alloc 20000 +RTS -hT -i0 -RTS
 err_is ""
 
+t "-v (debug way): the events as text on stderr, by class, with times under t"
+run -- "$tpd" alloc 200000 +RTS -v-ag -RTS
+rc_is 0
+printf '%s\n' "$ERR" | head -3 | tr '\n' '|' |
+    grep -qx 'cap 0: requesting sequential GC|cap 0: starting GC|cap 0: finished GC (generation 0, [1-9][0-9]* bytes copied)|' &&
+    ok || bad "$(printf '%s\n' "$ERR" | head -3)"
+printf '%s\n' "$ERR" | grep -qv '^cap 0: \(requesting\|starting\|finished\)' && bad "other classes: $ERR" || ok
+run -- "$tpd" alloc 200000 +RTS -vt -RTS
+err_has "cap 0: cells so far: 20000"
+err_has "cap 0: marker: tick"
+printf '%s\n' "$ERR" | grep -q '^ *[0-9][0-9]*: cap 0: created thread 1$' && ok || bad "$ERR"
+run -- "$tp" alloc 10 +RTS -v -RTS
+rc_is 1
+err_has "-v requires the program to be built with"
+
 t "SIGSEGV in the program: the signal, a stack trace with names, death by the signal"
 run -- "$tp" segv
 rc_is 139
