@@ -155,7 +155,7 @@ static void write_out(const uint8_t *p, size_t n)
 
 static void write_header(void)
 {
-    size_t size = 4 * 4 + 2;
+    size_t size = 5 * 4; /* hdrb hetb ... hete hdre datb */
     for (size_t i = 0; i < N_EVENT_TYPES; i++)
         size += 4 + 2 + 2 + 4 + strlen(event_types[i].desc) + 4 + 4;
     uint8_t *h = hooks_malloc(size, "event log header"), *p = h;
