@@ -107,12 +107,17 @@ libdir ?= $(exec_prefix)/lib
 includedir ?= $(prefix)/include
 bindir ?= $(exec_prefix)/bin
 
+# A program linked with `pkg-config --libs hsrts` finds the shared library
+# where it was installed (an rpath), unless that is a directory the dynamic
+# linker searches anyway.
+PC_RPATH = $(if $(filter /lib /lib64 /usr/lib /usr/lib64 /usr/lib/%,$(libdir)),,-Wl,-rpath,$${libdir} )
+
 # $(call PC_template,<pc name>,<library name>)
 define PC_template
 build/$(1).pc: mk/hsrts.pc.in $$(CONFIG_MK) FORCE
 	@mkdir -p $$(@D)
 	@sed -e 's|@prefix@|$$(prefix)|; s|@libdir@|$$(libdir)|; s|@includedir@|$$(includedir)|' \
-	     -e 's|@VERSION@|$$(VERSION)|; s|@NAME@|$(1)|; s|@LIBNAME@|$(2)|' \
+	     -e 's|@VERSION@|$$(VERSION)|; s|@NAME@|$(1)|; s|@LIBNAME@|$(2)|; s|@RPATH@|$$(PC_RPATH)|' \
 	     -e 's|@LIBS_PRIVATE@|$$(RTS_LIBS)|' $$< > $$@.tmp
 	@cmp -s $$@.tmp $$@ || mv $$@.tmp $$@; rm -f $$@.tmp
 endef
@@ -124,9 +129,11 @@ FORCE:
 
 .PHONY: install uninstall
 install: all
-	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/hsrts/rts
-	install -m 644 include/*.h $(DESTDIR)$(includedir)/hsrts/
+	install -d $(DESTDIR)$(libdir)/pkgconfig $(DESTDIR)$(includedir)/hsrts/rts \
+	    $(DESTDIR)$(includedir)/hsrts/mpp
+	install -m 644 include/*.h include/README.md $(DESTDIR)$(includedir)/hsrts/
 	install -m 644 include/rts/*.h $(DESTDIR)$(includedir)/hsrts/rts/
+	install -m 644 include/mpp/*.h $(DESTDIR)$(includedir)/hsrts/mpp/
 	install -m 644 $(LIBS_STATIC) $(DESTDIR)$(libdir)/
 	install -m 755 $(LIBS_SHARED) $(DESTDIR)$(libdir)/
 	for w in $(foreach w,$(WAYS),$(LIBNAME_$(w))); do \

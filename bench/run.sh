@@ -10,10 +10,19 @@
 #
 # Environment knobs (all optional):
 #   BENCH_RUNS=3                        runs per configuration
-#   BENCH_WORKLOADS="binarytrees ..."   which workloads, in this order
+#   BENCH_WORKLOADS="binarytrees ..."   which workloads, in this order ("shmem":
+#                                       the symmetric heap's, bench/shmem_run.sh,
+#                                       run after the others; in by default)
 #   BENCH_SIZE_<workload>="args"        a workload's size arguments, e.g.
 #                                       BENCH_SIZE_largeheap="2048 2"
 #   BENCH_OUT=bench/results             where the report and plots go
+#   BENCH_BASELINE=<git revision>       also build hsrts at that revision (in
+#                                       a worktree under build/) and run it
+#                                       as "hsrts@<rev>", interleaved with
+#                                       the rest: a change measured against
+#                                       the previous commit in one run
+#   BENCH_ONLY="<regex>"                keep only the configurations whose
+#                                       label matches, e.g. '^hsrts(@|$)'
 #
 # A peer whose toolchain or library is missing, a configuration the runtime
 # does not implement yet and a workload that cannot run are skipped with a
@@ -44,7 +53,17 @@ if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
 fi
 [ $mode = check ] && runs=1
 all_workloads="binarytrees allocdrop mutarray mapchurn largeheap lazystream"
-workloads=${BENCH_WORKLOADS:-$all_workloads}
+workloads=${BENCH_WORKLOADS:-$all_workloads shmem}
+# The symmetric heap's workload has a runner and a report of its own.
+run_shmem=no
+if [[ " $workloads " == *" shmem "* ]]; then
+    run_shmem=yes
+    workloads=$(echo " $workloads " | sed 's/ shmem / /g')
+    if [ -z "${workloads// /}" ]; then
+        [ $mode = check ] && exec bench/shmem_run.sh --check
+        exec bench/shmem_run.sh
+    fi
+fi
 # The large-heap workload's pauses are plotted.
 pause_workload=largeheap
 
@@ -208,6 +227,33 @@ build_peer "jemalloc" build/bench/jemalloc "libjemalloc-dev; make bench-deps ins
 build_peer "arena (no GC)" build/bench/arena "a C compiler" &&
     add_config "arena (no GC)" none build/bench/arena ""
 
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    base_rev=$(git rev-parse --short "$BENCH_BASELINE" 2>/dev/null) || {
+        echo "bench/run.sh: BENCH_BASELINE: '$BENCH_BASELINE' is not a git revision" >&2
+        exit 2
+    }
+    base_src=$PWD/build/bench/baseline-src
+    say "== building hsrts at $base_rev (the baseline)"
+    git worktree remove --force "$base_src" >/dev/null 2>&1
+    rm -rf "$base_src"
+    if git worktree add --detach "$base_src" "$base_rev" >"$work/make.log" 2>&1 &&
+        (cd "$base_src" && for w in $workloads; do
+            make --no-print-directory -s build/bench/$w || exit 1
+        done) >>"$work/make.log" 2>&1; then
+        add_config "hsrts@$base_rev" ghcstats "$base_src/build/bench" ""
+    else
+        note "hsrts@$base_rev skipped: it does not build: $(grep -m1 -i 'error' "$work/make.log" | cut -c1-160)"
+    fi
+fi
+if [ -n "${BENCH_ONLY:-}" ]; then
+    kept_configs=()
+    for c in "${configs[@]}"; do
+        [[ ${c%%|*} =~ $BENCH_ONLY ]] && kept_configs+=("$c")
+    done
+    configs=("${kept_configs[@]}")
+    note "only the configurations matching '$BENCH_ONLY' were run (BENCH_ONLY)."
+fi
+
 # ---------------------------------------------------------------------------
 # Running. One line per run in $raw:
 #   workload|label|run|ok|wall|cpu|rss_kb|gc_s|copied|max_live|max_pause
@@ -352,11 +398,20 @@ done
 failed=$(awk -F'|' '$4 != "ok"' "$raw" | wc -l)
 total=$(wc -l <"$raw")
 
+shmem_failed=0
+if [ $run_shmem = yes ]; then
+    if [ $mode = check ]; then
+        bench/shmem_run.sh --check || shmem_failed=1
+    else
+        bench/shmem_run.sh || note "the symmetric heap's benchmark had failed runs (see above)"
+    fi
+fi
+
 if [ $mode = check ]; then
     awk -F'|' '$4 != "ok" {printf "FAIL %s on %s: %s\n", $1, $2, $4}' "$raw" >&2
     for n in "${notes[@]}"; do say "skipped: ${n/ skipped:/:}"; done
     echo "check-bench: $((total - failed)) passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    [ "$failed" -eq 0 ] && [ $shmem_failed = 0 ]
     exit
 fi
 

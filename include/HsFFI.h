@@ -81,6 +81,13 @@ extern RTS_EXPORT void hs_exit_nowait(void);
 extern RTS_EXPORT void hs_thread_done(void);
 extern RTS_EXPORT void hs_perform_gc(void);
 
+/*
+ * Freeing a stable pointer needs no capability. The stable-pointer table has
+ * a lock, taken by every call that walks or changes the table, the
+ * collector's walk included; a program may hold it itself to free many
+ * stable pointers with hs_free_stable_ptr_unsafe, which expects it held.
+ * Do not allocate or call into the runtime while holding it.
+ */
 extern RTS_EXPORT void hs_free_stable_ptr(HsStablePtr sp);
 extern RTS_EXPORT void hs_free_stable_ptr_unsafe(HsStablePtr sp);
 extern RTS_EXPORT void hs_lock_stable_ptr_table(void);

@@ -15,9 +15,22 @@
 #include "rts/InfoTables.h"
 #include "rts/Regs.h"
 #include "rts/Roots.h"
+#include "rts/Safepoints.h"
 #include "rts/Stable.h"
 #include "rts/StgInfo.h"
 #include "rts/Trace.h"
+
+/*
+ * The ABI check (see HSRTS_ABI_VERSION in rts/Config.h): a reference the
+ * linker must resolve in every object compiled against these headers.
+ */
+#define HSRTS_ABI_SYMBOL_(v) hsrts_abi_##v
+#define HSRTS_ABI_SYMBOL(v)  HSRTS_ABI_SYMBOL_(v)
+extern RTS_EXPORT const int HSRTS_ABI_SYMBOL(HSRTS_ABI_VERSION);
+#if defined(__GNUC__)
+__attribute__((used)) static const int *const hsrts_abi_check_ =
+    &HSRTS_ABI_SYMBOL(HSRTS_ABI_VERSION);
+#endif
 
 /* Exit codes, as GHC's, and hsrts's names for the other two it uses. */
 #define EXIT_INTERNAL_ERROR 254

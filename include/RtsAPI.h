@@ -29,7 +29,24 @@ typedef enum {
     RtsOptsAll        /* everything */
 } RtsOptsEnabledEnum;
 
-/* Statistics of one collection (see rts/stats/README.md for which fields are filled). */
+/*
+ * Statistics, as GHC's getRTSStats gives them: GCDetails describes one
+ * collection, RTSStats (below) the run so far. What hsrts fills:
+ *  - every field about the collections, the heap and the times, with GHC's
+ *    meanings; allocated_bytes (here and from getAllocations) is as of the
+ *    last collection, as in GHC; cpu_ns and elapsed_ns count from the end
+ *    of hs_init, the mutator times are what the collections leave of them;
+ *  - mem_in_use_bytes and max_mem_in_use_bytes count the memory held from
+ *    the OS (committed megablocks), free megablocks not yet given back
+ *    included;
+ *  - max_* and cumulative_live_bytes change at major collections only;
+ *  - these read 0 until their feature exists: compact_bytes and
+ *    max_compact_bytes (compact regions); threads above 1, the par_* and
+ *    cumulative_par_* fields, sync_elapsed_ns, any_work and
+ *    max_n_todo_overflow (the threaded way's parallel collector); the
+ *    nonmoving_* fields (the nonmoving collector).
+ * Statistics are collected whether or not getRTSStatsEnabled() says so.
+ */
 typedef struct GCDetails_ {
     uint32_t gen;
     uint32_t threads;
@@ -113,7 +130,15 @@ typedef struct {
 
 extern RTS_EXPORT const RtsConfig defaultRtsConfig;
 
-/* Start-up and shut-down. */
+/*
+ * Start-up and shut-down. Every call that touches the runtime (the heap, its
+ * tables, statistics, collections), made before hs_init or after the last
+ * hs_exit, prints "<prog>: <call>: the runtime is not running (call hs_init
+ * first)" and exits 1. Calls that touch nothing of it work at any time:
+ * rts_isThreaded, rts_isDebugged, the argv API, hs_lock_stable_ptr_table,
+ * hs_unlock_stable_ptr_table, hs_thread_done and shutdownHaskellAndExit;
+ * setKeepCAFs may also come before hs_init (as in GHC), not after hs_exit.
+ */
 extern RTS_EXPORT void hs_init_ghc(int *argc, char **argv[], RtsConfig rts_config);
 extern RTS_EXPORT void hs_init_with_rtsopts(int *argc, char **argv[]);
 

@@ -7,9 +7,11 @@
  * thread holds at most one capability at a time, between rts_lock() and
  * rts_unlock(); without one it must not touch the heap.
  *
- * Locking: `lock` guards in_use/owner; everything else belongs to the OS
- * thread holding the capability, or to the collector while the world is
- * stopped.
+ * Locking: `lock` guards the ownership fields; everything else belongs to
+ * the OS thread holding the capability, or to the collector while the
+ * world is stopped. A thread always gets back the capability it gave up
+ * (rts_yield, rts_suspend/rts_resume, waiting on a blackhole): see the
+ * capability rule in include/rts/Safepoints.h.
  */
 #ifndef RTS_CAPABILITY_H
 #define RTS_CAPABILITY_H
@@ -21,6 +23,7 @@
 #include "sm/block.h"
 
 struct nursery_;
+struct cstack_;
 
 struct Capability_ {
     HsRegs r; /* must be first: see HS_REGS */
@@ -43,11 +46,23 @@ struct Capability_ {
      */
     StgClosure *scratch[2];
 
-    /* Ownership. */
+    /* The evaluation stack of the OS thread holding this capability (cstack.h), or NULL. */
+    struct cstack_ *cstack;
+    /*
+     * The depth check of a nested evaluation: a stack pointer below this
+     * takes the slow path. The evaluation stack's check mark while the
+     * thread runs on it, the top of the address space otherwise (so that
+     * the slow path switches stacks). See Note [Evaluation stacks].
+     */
+    char *eval_mark;
+
+    /* Ownership: guarded by `lock`. */
     pthread_mutex_t lock;
-    pthread_cond_t released;
+    pthread_cond_t released; /* broadcast whenever in_use becomes false */
     bool in_use;
     pthread_t owner;
+    uint32_t n_waiting;    /* threads waiting in acquire (or rts_yield) */
+    uint64_t acquisitions; /* times taken, so a yielding thread sees another had a turn */
 };
 
 extern Capability **capabilities;
@@ -58,6 +73,12 @@ void cap_exit(void);
 
 /* The capability the calling OS thread holds, or NULL. */
 Capability *cap_mine(void);
+
+/*
+ * `call` was made with `cap` by a thread that does not hold it (or before
+ * hs_init): one line naming the call, exit 1.
+ */
+RTS_NORETURN void cap_misuse(const char *call, const Capability *cap);
 
 /* Check a capability's invariants (debug and sanity). */
 void cap_check(const Capability *cap);

@@ -8,43 +8,85 @@
  * blackholed yet, so it survives whole), blackhole t by storing the
  * thread's owner token in its slot (from now on the collector may drop its
  * free variables), run the entry code with the rooted copies, pop the root
- * frame, make sure the result is a value (a thunk returning a thunk is a
- * tail call: it is evaluated with our update frame on top, so the two
- * update frames are adjacent and the collector may squeeze them), then pop
- * the update frame and overwrite its updatee with an indirection. The frame is found again as the
- * top of the stack, never by address (Note [Moving frames] in threads.h), and its updatee may have
- * been replaced by squeezing (Note [Squeezing] in sm/scav.c), in which case the updatee is already
- * an indirection.
+ * frame. The entry returns a value, or another thunk whose value is t's
+ * value (a tail call, Note [Tail calls]). Once the value is known the
+ * update frame is popped and t is overwritten by an indirection to it.
+ * Frames are found again as the top of the stack, never by address
+ * (Note [Moving frames] in threads.h).
  *
  * A thunk whose slot holds our own token is one we are evaluating: entering
  * it again can never finish, which is GHC's <<loop>>. In the vanilla way a
  * thunk owned by another thread can only exist if that thread gave up the
  * capability mid-evaluation; we wait for it by giving the capability up too.
+ *
+ * Note [The evaluation loop]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * One call of eval_loop evaluates one closure to a value without calling
+ * itself: it keeps what remains to be done as frames on the thread's heap
+ * stack (`pending` counts the frames this call pushed, all of them on top
+ * of the stack whenever control is in the loop) and a closure to reduce:
+ *
+ *   - a value goes back to the topmost pending frame: an update frame
+ *     updates its thunk and passes the value on; a selector frame picks
+ *     its field out of the value, which becomes the closure to reduce;
+ *   - a THUNK, AP or CAF gets an update frame and its entry is called; the
+ *     entry's result is the next closure to reduce;
+ *   - a THUNK_SELECTOR gets an update frame and a selector frame above it,
+ *     and its selectee is the next closure to reduce, so a chain of
+ *     selectors (fst (fst (fst ...))) costs heap stack, bounded by -K, and
+ *     no C stack.
+ *
+ * The only C recursion left is the entry code's own: an entry that calls
+ * rts_eval and then computes with the result. That is a nested evaluation
+ * (its continuation is C code), which runs on the evaluation stack and is
+ * bounded by -K (Note [Evaluation stacks] in cstack.h).
+ *
+ * Note [Tail calls]
+ * ~~~~~~~~~~~~~~~~~~
+ * When the closure to reduce is an unevaluated thunk u and the topmost
+ * pending frame is an update frame for t, then t's value *is* u's value:
+ * nothing else is left to do for t. That happens exactly when t's entry
+ * returned u (a tail call) or when the field a selector picked is a thunk.
+ * The loop then updates t with an indirection to u at once, pops t's frame
+ * and evaluates u in its place. A chain of 10^7 tail calls runs in one
+ * update frame and one C frame; t's free variables die at once; anyone who
+ * enters t later follows the indirection to u (and waits on u, or reports
+ * <<loop>>, as u's state says).
+ *
+ * The rule needs no guessing: the loop pushed the frame itself and knows
+ * no C code waits between it and u. GHC finds tail calls instead by
+ * squeezing adjacent update frames at GC time; in hsrts two adjacent
+ * update frames can also mean an entry that called rts_eval and will
+ * compute with the result (its continuation lives on the C stack, out of
+ * the collector's sight), so squeezing them would give the outer thunk the
+ * inner one's value. hsrts does not squeeze; -Z is accepted and has
+ * nothing to turn off.
  */
+#include "eval.h"
+
 #include <sched.h>
 #include <string.h>
 
-#include "Rts.h"
 #include "capability.h"
+#include "cstack.h"
 #include "messages.h"
+#include "sm/layout.h"
 #include "sm/mblock.h"
+#include "sm/mut_list.h"
+#include "sm/storage.h"
 #include "sm/statics.h"
 #include "threads.h"
 
-RTS_INLINE bool is_value_type(uint32_t type)
+const StgInfoTable eval_sel_frame_info = {
+    .type = RET_SMALL,
+    .ptrs = 1, /* one slot: the field index, not a pointer */
+    .bitmap = {.small = 0},
+    .name = "SELECTOR_FRAME",
+};
+
+static const char *name_of(const StgInfoTable *info, const char *otherwise)
 {
-    switch (type) {
-    case THUNK:
-    case THUNK_STATIC:
-    case THUNK_SELECTOR:
-    case AP:
-    case IND:
-    case IND_STATIC:
-    case BLACKHOLE:
-        return false;
-    default:
-        return true;
-    }
+    return info->name ? info->name : otherwise;
 }
 
 static RTS_NORETURN void report_loop(void)
@@ -56,26 +98,27 @@ static RTS_NORETURN void report_loop(void)
  * p is under evaluation by `owner`: ours means <<loop>>; another thread's
  * means waiting for it, giving up the capability it needs to finish. p
  * lives in a root frame meanwhile (another thread may collect); returns it.
+ * The thread gets the same capability back.
  */
-static StgClosure *blackhole_wait(Capability **capp, StgClosure *p, StgWord owner)
+static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
 {
-    Capability *cap = *capp;
     if (owner == HS_REGS(cap)->owner)
         report_loop();
     cap->scratch[0] = p;
     StgClosure **r = rts_push_roots(cap, 1);
     r[0] = cap->scratch[0];
     cap->scratch[0] = NULL;
-    rts_unlock(cap);
+    void *token = rts_suspend(cap);
     sched_yield();
-    cap = rts_lock();
+    Capability *again = rts_resume(token);
+    ASSERT(again == cap); /* the capability rule (include/rts/Safepoints.h) */
+    (void)again;
     p = r[0];
     rts_pop_roots(cap, r);
-    *capp = cap;
     return p;
 }
 
-/* Read a closure's update slot (THUNK, AP, THUNK_SELECTOR, THUNK_STATIC share its place). */
+/* A closure's update slot (THUNK, AP, THUNK_SELECTOR, THUNK_STATIC share its place). */
 RTS_INLINE StgWord *slot_of(StgClosure *q)
 {
     return &((StgThunk *)q)->slot;
@@ -99,92 +142,323 @@ static StgClosure **copy_free_vars(Capability *cap, StgClosure **q, StgClosure *
     return fv;
 }
 
-static StgClosure *eval_ap(Capability *cap, StgClosure *q);
-static StgClosure *eval_selector(Capability *cap, StgClosure *q);
+static StgClosure *apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **args);
 
-/* Evaluate the thunk q (slot 0). See Note [The evaluation protocol]. */
-static StgClosure *eval_thunk(Capability *cap, StgClosure *q)
+/* An AP whose update frame is pushed: copy fun and args to a frame, blackhole, apply. */
+static StgClosure *enter_ap(Capability *cap, StgClosure *q)
+{
+    StgWord n = ((StgAP *)q)->n_args;
+    cap->scratch[0] = q;
+    StgClosure **r = rts_push_roots(cap, n + 1);
+    q = cap->scratch[0];
+    cap->scratch[0] = NULL;
+    StgAP *ap = (StgAP *)q;
+    r[0] = ap->fun;
+    memcpy(&r[1], ap->payload, n * sizeof(StgClosure *));
+    *slot_of(q) = HS_REGS(cap)->owner;
+    StgClosure *v = apply(cap, r[0], n, &r[1]);
+    rts_pop_roots(cap, r);
+    return v;
+}
+
+static RTS_NORETURN void entry_left_frames(const StgInfoTable *info)
+{
+    msg_fatal(1, "rts_eval: the entry code of %s did not pop every frame it pushed",
+              name_of(info, "a thunk"));
+}
+
+static RTS_NORETURN void entry_returned_null(const StgInfoTable *info)
+{
+    msg_fatal(1, "rts_eval: the entry code of %s returned NULL", name_of(info, "a thunk"));
+}
+
+/*
+ * Start evaluating the THUNK q (slot 0): push its update frame and, in the
+ * same push, a root frame with copies of its pointer free variables;
+ * blackhole it; run its entry. Returns what the entry returned, with the
+ * update frame on top of the stack.
+ */
+RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure *q, const StgInfoTable *info)
+{
+    StgWord n = info->ptrs;
+    StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
+    StgPtr sp = threads_stack_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
+    StgUpdateFrame *uf = (StgUpdateFrame *)(sp + fv_words);
+    uf->info = &stg_UPDATE_FRAME_info;
+    uf->updatee = q;
+    StgClosure **fv = NULL;
+    if (n) {
+        StgRetDyn *f = (StgRetDyn *)sp;
+        f->info = &stg_RET_DYN_info;
+        f->size = n;
+        StgClosure **from = ((StgThunk *)q)->payload;
+        for (StgWord i = 0; i < n; i++)
+            f->slots[i] = from[i];
+        fv = f->slots;
+    }
+    *slot_of(q) = HS_REGS(cap)->owner;
+    StgClosure *v = info->entry.thunk(cap, q, fv);
+    /*
+     * The entry must leave the stack as it found it. With free variables our
+     * root frame is on top, where it was (root frames never move). Without,
+     * our update frame is on top, though it may have moved to a newer chunk
+     * (Note [Moving frames] in threads.h).
+     */
+    StgStack *s = cap->r.stack;
+    if (n) {
+        if (RTS_UNLIKELY(s->sp != sp))
+            entry_left_frames(info);
+        s->sp = sp + fv_words; /* pop the free variables; the update frame stays */
+    } else if (RTS_UNLIKELY(((StgClosure *)s->sp)->info != &stg_UPDATE_FRAME_info)) {
+        entry_left_frames(info);
+    }
+    if (RTS_UNLIKELY(v == NULL))
+        entry_returned_null(info);
+    return v;
+}
+
+/*
+ * Start evaluating a CAF or an AP (slot 0): push the update frame, run the
+ * code. Returns what the code returned, with the update frame on top.
+ */
+static StgClosure *enter_thunk(Capability *cap, StgClosure *q, const StgInfoTable *info)
 {
     StgUpdateFrame *uf = (StgUpdateFrame *)threads_stack_push(cap, SIZEOF_W(StgUpdateFrame), &q);
     uf->info = &stg_UPDATE_FRAME_info;
     uf->updatee = q;
-    const StgInfoTable *info = q->info;
     StgClosure *v;
-    switch (info->type) {
-    case THUNK: {
-        StgClosure **fv = copy_free_vars(cap, &q, ((StgThunk *)q)->payload, info->ptrs);
-        *slot_of(q) = HS_REGS(cap)->owner;
-        v = info->entry.thunk(cap, q, fv);
-        if (fv)
-            rts_pop_roots(cap, fv);
-        break;
-    }
-    case THUNK_STATIC:
+    if (info->type == THUNK_STATIC) {
+        /* Tagged: eval_update sees a CAF without reading its header. */
+        uf->updatee = TAG_CLOSURE(1, q);
         statics_new_caf((StgCAF *)q);
         *slot_of(q) = HS_REGS(cap)->owner;
         v = info->entry.thunk(cap, q, NULL);
-        break;
-    case AP:
-        v = eval_ap(cap, q);
-        break;
-    case THUNK_SELECTOR:
-        v = eval_selector(cap, q);
-        break;
-    default:
-        msg_barf("eval_thunk: closure type %u", (unsigned)info->type);
+    } else {
+        v = enter_ap(cap, q);
     }
     if (v == NULL)
-        msg_fatal(EXIT_INTERNAL_ERROR, "rts_eval: the entry code of %s returned NULL",
-                  info->name ? info->name : "a thunk");
-    if (GET_TAG(v) == 0 && !is_value_type(UNTAG(v)->info->type))
-        v = rts_eval(cap, v); /* a tail call: our update frame stays below */
-
-    StgStack *s = cap->r.stack;
-    uf = (StgUpdateFrame *)s->sp;
-    if (uf->info != &stg_UPDATE_FRAME_info)
-        msg_fatal(EXIT_INTERNAL_ERROR,
-                  "rts_eval: the entry code of %s did not pop every frame it pushed",
-                  info->name ? info->name : "a thunk");
-    StgClosure *updatee = uf->updatee;
-    threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
-    uint32_t t = updatee->info->type;
-    if (t != IND && t != IND_STATIC) /* squeezed: already an indirection */
-        rts_update_thunk(cap, updatee, v);
+        entry_returned_null(info);
+    if (((StgClosure *)cap->r.stack->sp)->info != &stg_UPDATE_FRAME_info)
+        entry_left_frames(info);
     return v;
 }
 
-StgClosure *rts_eval(Capability *cap, StgClosure *p)
+/*
+ * The loop's own thunk update: t is a thunk this thread evaluated (or the
+ * BLACKHOLE a collection made of it). As rts_update_thunk, without its
+ * checks; the words after the IND are left as they are unless someone will
+ * walk the heap (sm_zero_slop).
+ */
+RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
+{
+    if (RTS_UNLIKELY((GET_TAG(t) != 0) | sm_zero_slop | (HS_REGS(cap)->barrier != 0))) {
+        /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
+        rts_update_thunk(cap, UNTAG(t), v);
+        return;
+    }
+    /* Not even t's header is read: it may be a miss, and nothing here needs it. */
+    ((StgInd *)t)->indirectee = v;
+    __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
+    bdescr *bd = Bdescr(t);
+    if (bd->gen_no > 0)
+        mut_list_record(cap, t, bd->gen_no);
+}
+
+/*
+ * Start evaluating the selector thunk q (slot 0): its update frame and a
+ * selector frame above it, pushed together; returns the selectee.
+ */
+RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure *q)
+{
+    StgPtr sp = threads_stack_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
+    EvalSelFrame *sf = (EvalSelFrame *)sp;
+    sf->info = &eval_sel_frame_info;
+    sf->field = q->info->tag;
+    StgUpdateFrame *uf = (StgUpdateFrame *)(sp + SIZEOF_W(EvalSelFrame));
+    uf->info = &stg_UPDATE_FRAME_info;
+    uf->updatee = q;
+    *slot_of(q) = HS_REGS(cap)->owner;
+    return ((StgSelector *)q)->selectee;
+}
+
+/* Field `field` of the value v, for a selector frame. */
+static RTS_NORETURN void bad_selection(const StgInfoTable *ci, StgWord field)
+{
+    msg_fatal(1,
+              "rts_eval: a selector thunk picks field %lu of %s (closure type %u, %u "
+              "pointer fields), which is not a constructor with that field",
+              (unsigned long)field, name_of(ci, "a closure"), (unsigned)ci->type,
+              (unsigned)ci->ptrs);
+}
+
+RTS_INLINE StgClosure *select_field(StgClosure *v, StgWord field)
+{
+    StgClosure *c = UNTAG(v);
+    const StgInfoTable *ci = c->info;
+    if (RTS_UNLIKELY((ci->type != CONSTR && ci->type != CONSTR_STATIC) || field >= ci->ptrs))
+        bad_selection(ci, field);
+    return c->payload[field];
+}
+
+/* Evaluate p to a value. See Note [The evaluation loop] and Note [Tail calls]. */
+RTS_INLINE StgClosure *eval_loop_from(Capability *cap, StgClosure *p, StgWord pending)
 {
     for (;;) {
+        StgClosure *v;
         if (p == NULL)
-            msg_fatal(EXIT_INTERNAL_ERROR, "rts_eval: NULL is not a closure");
-        if (GET_TAG(p) != 0)
-            return p;
-        StgClosure *q = p;
-        const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
-        switch (info->type) {
-        case IND:
-            p = ((StgInd *)q)->indirectee;
-            continue;
-        case IND_STATIC:
-            p = ((StgCAF *)q)->indirectee;
-            continue;
-        case BLACKHOLE:
-            p = blackhole_wait(&cap, p, ((StgBlackhole *)q)->owner);
-            continue;
-        case THUNK:
-        case THUNK_STATIC:
-        case AP:
-        case THUNK_SELECTOR:
-            if (*slot_of(q) != 0) {
-                p = blackhole_wait(&cap, p, *slot_of(q));
+            msg_fatal(1, "rts_eval: NULL is not a closure");
+        if (GET_TAG(p) != 0) {
+            v = p;
+        } else {
+            const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
+            uint32_t type = info->type;
+            /* The common cases first, without a jump table. */
+            if (RTS_LIKELY(type == THUNK) || type == THUNK_SELECTOR || type == AP ||
+                type == THUNK_STATIC) {
+                if (*slot_of(p) != 0) {
+                    p = blackhole_wait(cap, p, *slot_of(p));
+                    continue;
+                }
+                if (pending > 0 &&
+                    ((StgClosure *)cap->r.stack->sp)->info == &stg_UPDATE_FRAME_info) {
+                    /* A tail call: see Note [Tail calls]. */
+                    StgClosure *t = ((StgUpdateFrame *)cap->r.stack->sp)->updatee;
+                    threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
+                    pending--;
+                    eval_update(cap, t, p);
+                }
+                if (RTS_LIKELY(type == THUNK)) {
+                    p = enter_plain_thunk(cap, p, info);
+                    pending++;
+                } else if (type == THUNK_SELECTOR) {
+                    p = enter_selector(cap, p);
+                    pending += 2;
+                } else {
+                    p = enter_thunk(cap, p, info);
+                    pending++;
+                }
                 continue;
             }
-            return eval_thunk(cap, q);
-        default:
-            return p;
+            if (type == IND) {
+                p = ((StgInd *)p)->indirectee;
+                continue;
+            }
+            if (type == IND_STATIC) {
+                p = ((StgCAF *)p)->indirectee;
+                continue;
+            }
+            if (type == BLACKHOLE) {
+                p = blackhole_wait(cap, p, ((StgBlackhole *)p)->owner);
+                continue;
+            }
+            if (type == INVALID_OBJECT || type >= N_CLOSURE_TYPES || layout_is_frame_type(type))
+                msg_fatal(1, "rts_eval: %p is not a closure (closure type %u)", (void *)p,
+                          (unsigned)type);
+            v = p;
+        }
+
+        /* v is a value: give it to the pending frames. */
+        for (;;) {
+            if (pending == 0)
+                return v;
+            StgClosure *top = (StgClosure *)cap->r.stack->sp;
+            if (top->info == &stg_UPDATE_FRAME_info) {
+                StgClosure *t = ((StgUpdateFrame *)top)->updatee;
+                threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
+                pending--;
+                eval_update(cap, t, v);
+                continue;
+            }
+            ASSERT(top->info == &eval_sel_frame_info);
+            StgWord field = ((EvalSelFrame *)top)->field;
+            threads_stack_pop(cap, SIZEOF_W(EvalSelFrame));
+            pending--;
+            p = select_field(v, field);
+            break;
         }
     }
+}
+
+/* --- entry points: onto the evaluation stack ------------------------------------------- */
+
+typedef struct {
+    Capability *cap;
+    StgClosure *p;
+    StgClosure *f;
+    StgWord n;
+    StgClosure **args;
+} EvalCall;
+
+/* The loop, out of line, for the paths that are not the hot one. */
+static StgClosure *eval_loop_call(Capability *cap, StgClosure *p)
+{
+    return eval_loop_from(cap, p, 0);
+}
+
+static StgClosure *eval_loop_pending(Capability *cap, StgClosure *p, StgWord pending)
+{
+    return eval_loop_from(cap, p, pending);
+}
+
+/*
+ * The common case in straight-line code: p is a THUNK nobody is evaluating
+ * and its entry returns a tagged value. Anything else goes to the loop.
+ */
+RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
+{
+    if (RTS_LIKELY(p != NULL && GET_TAG(p) == 0)) {
+        const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
+        if (RTS_LIKELY(info->type == THUNK && *slot_of(p) == 0)) {
+            StgClosure *v = enter_plain_thunk(cap, p, info);
+            if (RTS_UNLIKELY(GET_TAG(v) == 0))
+                return eval_loop_pending(cap, v, 1); /* a tail call, or an untagged value */
+            StgStack *s = cap->r.stack;
+            StgClosure *t = ((StgUpdateFrame *)s->sp)->updatee;
+            threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
+            eval_update(cap, t, v);
+            return v;
+        }
+        if (info->type == THUNK_SELECTOR && *slot_of(p) == 0) {
+            /* A selector of an evaluated constructor whose field is a value: no frames. */
+            StgClosure *c = ((StgSelector *)p)->selectee;
+            if (GET_TAG(c) == 0 && c->info == &stg_IND_info)
+                c = ((StgInd *)c)->indirectee;
+            if (GET_TAG(c) != 0) {
+                StgClosure *f = select_field(c, info->tag);
+                if (GET_TAG(f) != 0) {
+                    eval_update(cap, p, f);
+                    return f;
+                }
+            }
+        }
+    }
+    return eval_loop_call(cap, p);
+}
+
+static void *eval_on_stack(void *arg)
+{
+    EvalCall *c = arg;
+    return eval_loop_call(c->cap, c->p);
+}
+
+/* The outermost evaluation of a thread, or one past the check mark. */
+static StgClosure *eval_enter(Capability *cap, StgClosure *p)
+{
+    if (cap != NULL && cstack_on(cap)) {
+        cstack_deep(cap);
+        return eval_loop_call(cap, p);
+    }
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_eval", cap);
+    EvalCall c = {.cap = cap, .p = p};
+    return cstack_run(cap, eval_on_stack, &c);
+}
+
+StgClosure *rts_eval_slow(Capability *cap, StgClosure *p)
+{
+    if (RTS_LIKELY(cap != NULL) && cstack_fast(cap))
+        return eval_loop(cap, p);
+    return eval_enter(cap, p);
 }
 
 /* --- application ----------------------------------------------------------------- */
@@ -204,9 +478,14 @@ static StgClosure *mk_pap(Capability *cap, StgClosure **fun, StgWord arity, StgW
     return (StgClosure *)pap;
 }
 
-StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
+/*
+ * Apply f to n rooted arguments. The result is what the last function's
+ * entry returned: a value, or a thunk in tail position (the caller
+ * evaluates it).
+ */
+static StgClosure *apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
 {
-    /* r[0]: the function being applied; r[1..]: a PAP's arguments with ours. */
+    /* r[0]: the function being applied. */
     StgClosure **r = rts_push_roots(cap, 1);
     r[0] = f;
     while (n > 0) {
@@ -216,8 +495,7 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
         if (info->type == FUN || info->type == FUN_STATIC) {
             StgWord arity = info->tag;
             if (arity == 0)
-                msg_fatal(EXIT_INTERNAL_ERROR, "rts_apply: %s has arity 0",
-                          info->name ? info->name : "a function");
+                msg_fatal(1, "rts_apply: %s has arity 0", name_of(info, "a function"));
             if (n < arity) {
                 StgClosure *pap = mk_pap(cap, &r[0], arity, 0, NULL, n, args);
                 rts_pop_roots(cap, r);
@@ -228,6 +506,9 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
             StgClosure *res = fn->info->entry.fun(cap, fn, fv, args);
             if (fv)
                 rts_pop_roots(cap, fv);
+            if (res == NULL)
+                msg_fatal(1, "rts_apply: the entry code of %s returned NULL",
+                          name_of(info, "a function"));
             r[0] = res;
             args += arity;
             n -= arity;
@@ -257,16 +538,20 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
             StgClosure **fv =
                 copy_free_vars(cap, &all[0], UNTAG(all[0])->payload, UNTAG(all[0])->info->ptrs);
             StgClosure *fun = UNTAG(all[0]);
-            StgClosure *res = fun->info->entry.fun(cap, fun, fv, &all[1]);
+            const StgInfoTable *finfo = fun->info;
+            StgClosure *res = finfo->entry.fun(cap, fun, fv, &all[1]);
             if (fv)
                 rts_pop_roots(cap, fv);
             rts_pop_roots(cap, all);
+            if (res == NULL)
+                msg_fatal(1, "rts_apply: the entry code of %s returned NULL",
+                          name_of(finfo, "a function"));
             r[0] = res;
             args += missing;
             n -= missing;
         } else {
-            msg_fatal(EXIT_INTERNAL_ERROR, "rts_apply: %s is not a function (closure type %u)",
-                      info->name ? info->name : "the closure", (unsigned)info->type);
+            msg_fatal(1, "rts_apply: %s is not a function (closure type %u)",
+                      name_of(info, "the closure"), (unsigned)info->type);
         }
     }
     StgClosure *res = r[0];
@@ -274,8 +559,38 @@ StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
     return res;
 }
 
+static StgClosure *apply_and_eval(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
+{
+    StgClosure *v = apply(cap, f, n, args);
+    return eval_loop_call(cap, v);
+}
+
+static void *apply_on_stack(void *arg)
+{
+    EvalCall *c = arg;
+    return apply_and_eval(c->cap, c->f, c->n, c->args);
+}
+
+StgClosure *rts_apply(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
+{
+    if (cap == NULL)
+        cap_misuse("rts_apply", cap);
+    if (cstack_fast(cap))
+        return apply_and_eval(cap, f, n, args);
+    if (cstack_on(cap)) {
+        cstack_deep(cap);
+        return apply_and_eval(cap, f, n, args);
+    }
+    if (cap != cap_mine()) /* cap is not NULL: checked above */
+        cap_misuse("rts_apply", cap);
+    EvalCall c = {.cap = cap, .f = f, .n = n, .args = args};
+    return cstack_run(cap, apply_on_stack, &c);
+}
+
 StgClosure *rts_mk_ap(Capability *cap, StgClosure *f, StgWord n, StgClosure **args)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_mk_ap", cap);
     cap->scratch[0] = f;
     StgAP *ap = (StgAP *)rts_alloc(cap, SIZEOF_W(StgAP) + n);
     ap->info = &stg_AP_info;
@@ -286,37 +601,4 @@ StgClosure *rts_mk_ap(Capability *cap, StgClosure *f, StgWord n, StgClosure **ar
     cap->scratch[0] = NULL;
     memcpy(ap->payload, args, n * sizeof(StgClosure *));
     return (StgClosure *)ap;
-}
-
-/* An AP: copy fun and args to a frame before blackholing (which drops them). */
-static StgClosure *eval_ap(Capability *cap, StgClosure *q)
-{
-    StgWord n = ((StgAP *)q)->n_args;
-    cap->scratch[0] = q;
-    StgClosure **r = rts_push_roots(cap, n + 1);
-    q = cap->scratch[0];
-    cap->scratch[0] = NULL;
-    StgAP *ap = (StgAP *)q;
-    r[0] = ap->fun;
-    memcpy(&r[1], ap->payload, n * sizeof(StgClosure *));
-    *slot_of(q) = HS_REGS(cap)->owner;
-    StgClosure *v = rts_apply(cap, r[0], n, &r[1]);
-    rts_pop_roots(cap, r);
-    return v;
-}
-
-/* A selector thunk: evaluate the selectee, then the selected field. */
-static StgClosure *eval_selector(Capability *cap, StgClosure *q)
-{
-    StgClosure *selectee = ((StgSelector *)q)->selectee;
-    uint32_t field = q->info->tag;
-    const char *name = q->info->name;
-    *slot_of(q) = HS_REGS(cap)->owner;
-    StgClosure *c = UNTAG(rts_eval(cap, selectee));
-    const StgInfoTable *ci = c->info;
-    if ((ci->type != CONSTR && ci->type != CONSTR_STATIC) || field >= ci->ptrs)
-        msg_fatal(EXIT_INTERNAL_ERROR,
-                  "rts_eval: selector %s picks field %u of a closure of type %u with %u pointers",
-                  name ? name : "(unnamed)", field, (unsigned)ci->type, (unsigned)ci->ptrs);
-    return rts_eval(cap, c->payload[field]);
 }

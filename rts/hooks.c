@@ -60,7 +60,7 @@ WEAK_HOOK void OutOfHeapHook(W_ request_size, W_ heap_size)
                 msg_error("Relink with -rtsopts and use `+RTS -M<size>' to increase it.");
         }
     } else {
-        msg_error("Out of memory\n");
+        msg_error("out of memory");
     }
 }
 

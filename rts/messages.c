@@ -84,7 +84,14 @@ void msg_set_exit_hook(void (*hook)(int code))
     exit_hook = hook;
 }
 
-void msg_exit(int code)
+static void (*exit_elsewhere)(void (*fn)(int), int code);
+
+void msg_set_exit_elsewhere(void (*f)(void (*fn)(int), int code))
+{
+    exit_elsewhere = f;
+}
+
+static RTS_NORETURN void exit_here(int code)
 {
     void (*hook)(int) = exit_hook;
     exit_hook = NULL; /* a hook that fails must not loop back here */
@@ -93,6 +100,15 @@ void msg_exit(int code)
     fflush(stdout);
     fflush(stderr);
     exit(code);
+}
+
+void msg_exit(int code)
+{
+    void (*f)(void (*)(int), int) = exit_elsewhere;
+    exit_elsewhere = NULL;
+    if (f)
+        f(exit_here, code); /* returns only if it has nowhere else to go */
+    exit_here(code);
 }
 
 void msg_fatal(int code, const char *fmt, ...)

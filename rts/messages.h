@@ -51,5 +51,11 @@ void msg_set_barf_report(void (*report)(void));
  */
 RTS_NORETURN void msg_exit(int code);
 void msg_set_exit_hook(void (*hook)(int code));
+/*
+ * Where msg_exit should end the process: `f` runs fn(code) on another
+ * stack (the evaluation stacks of cstack.h leave to the thread's own) or
+ * returns to let msg_exit do it here.
+ */
+void msg_set_exit_elsewhere(void (*f)(void (*fn)(int), int code));
 
 #endif /* RTS_MESSAGES_H */

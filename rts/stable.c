@@ -13,6 +13,7 @@
 #include "sm/evac.h"
 #include "sm/gc_util.h"
 #include "sm/mblock.h"
+#include "startup.h"
 
 /* --- stable pointers ------------------------------------------------------------- */
 
@@ -20,6 +21,20 @@
  * A stable pointer is an index + 1 into this table. A free entry links to
  * the next free one; a used one may hold any value, tagged pointers and
  * NULL included, so the two are told apart by `used`, not by the value.
+ *
+ * Note [The stable-pointer lock]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * sp_lock (GHC's hs_lock_stable_ptr_table) guards every variable below:
+ * the table (realloc'ed as it grows), its entries, the free list and the
+ * count. getStablePtr, deRefStablePtr and hs_free_stable_ptr need no
+ * capability (GHC allows freeing without one, and a thread may be inside
+ * a collection on another OS thread meanwhile), so everything that walks
+ * or changes the table takes the lock: these calls, the collector's walk
+ * (stable_ptr_visit) and the sanity checker's walk and count
+ * (stable_ptr_check). hs_free_stable_ptr_unsafe is for callers already
+ * holding it. Lock order: sp_lock before sm_lock (evacuation may take
+ * to-space blocks under sm_lock); nothing takes sp_lock while holding
+ * sm_lock. A program must not allocate while it holds the lock itself.
  */
 typedef struct {
     StgClosure *addr;
@@ -65,6 +80,7 @@ static void sp_grow(void)
 
 HsStablePtr getStablePtr(StgPtr p)
 {
+    startup_require_running("getStablePtr");
     hs_lock_stable_ptr_table();
     if (sp_free == 0)
         sp_grow();
@@ -77,22 +93,35 @@ HsStablePtr getStablePtr(StgPtr p)
     return (HsStablePtr)(i + 1);
 }
 
+/*
+ * The index of a live stable pointer; anything else is the program's
+ * mistake (exit 1). Caller holds sp_lock.
+ */
 static StgWord sp_index(HsStablePtr sp, const char *who)
 {
     StgWord i = (StgWord)sp - 1;
-    if (sp == NULL || i >= sp_size || !stable_ptrs[i].used)
-        msg_fatal(EXIT_INTERNAL_ERROR, "%s: %p is not a live stable pointer", who, sp);
+    if (sp == NULL || i >= sp_size)
+        msg_fatal(1, "%s: 0x%lx is not a stable pointer", who, (unsigned long)sp);
+    if (!stable_ptrs[i].used)
+        msg_fatal(1, "%s: stable pointer 0x%lx was freed already", who, (unsigned long)sp);
     return i;
 }
 
 StgPtr deRefStablePtr(HsStablePtr sp)
 {
-    return (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")].addr;
+    startup_require_running("deRefStablePtr");
+    hs_lock_stable_ptr_table();
+    StgPtr p = (StgPtr)stable_ptrs[sp_index(sp, "deRefStablePtr")].addr;
+    hs_unlock_stable_ptr_table();
+    return p;
 }
 
-void hs_free_stable_ptr_unsafe(HsStablePtr sp)
+/* Freeing NULL does nothing, as in GHC (no stable pointer is NULL). */
+static void free_sp(HsStablePtr sp, const char *who)
 {
-    StgWord i = sp_index(sp, "hs_free_stable_ptr");
+    if (sp == NULL)
+        return;
+    StgWord i = sp_index(sp, who);
     stable_ptrs[i].used = false;
     stable_ptrs[i].addr = NULL;
     stable_ptrs[i].next_free = sp_free;
@@ -100,41 +129,61 @@ void hs_free_stable_ptr_unsafe(HsStablePtr sp)
     sp_live--;
 }
 
+void hs_free_stable_ptr_unsafe(HsStablePtr sp)
+{
+    startup_require_running("hs_free_stable_ptr_unsafe");
+    free_sp(sp, "hs_free_stable_ptr_unsafe");
+}
+
+static void free_locked(HsStablePtr sp, const char *who)
+{
+    startup_require_running(who);
+    hs_lock_stable_ptr_table();
+    free_sp(sp, who);
+    hs_unlock_stable_ptr_table();
+}
+
 void hs_free_stable_ptr(HsStablePtr sp)
 {
-    hs_lock_stable_ptr_table();
-    hs_free_stable_ptr_unsafe(sp);
-    hs_unlock_stable_ptr_table();
+    free_locked(sp, "hs_free_stable_ptr");
 }
 
 void freeStablePtr(HsStablePtr sp)
 {
-    hs_free_stable_ptr(sp);
+    free_locked(sp, "freeStablePtr");
 }
 
-void stable_ptr_evacuate_roots(void)
+void stable_ptr_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 {
+    hs_lock_stable_ptr_table(); /* See Note [The stable-pointer lock] */
     for (StgWord i = 0; i < sp_size; i++)
         if (stable_ptrs[i].used)
-            evacuate(&stable_ptrs[i].addr);
+            f(ctx, &stable_ptrs[i].addr);
+    hs_unlock_stable_ptr_table();
 }
 
 StgWord stable_ptr_count(void)
 {
-    return sp_live;
+    hs_lock_stable_ptr_table();
+    StgWord n = sp_live;
+    hs_unlock_stable_ptr_table();
+    return n;
 }
 
 void stable_ptr_check(void (*check)(const char *what, StgClosure *const *slot))
 {
+    hs_lock_stable_ptr_table(); /* See Note [The stable-pointer lock] */
     StgWord used = 0;
     for (StgWord i = 0; i < sp_size; i++)
         if (stable_ptrs[i].used) {
             check("a stable pointer", &stable_ptrs[i].addr);
             used++;
         }
-    if (used != sp_live)
+    StgWord live = sp_live;
+    hs_unlock_stable_ptr_table();
+    if (used != live)
         msg_barf("stable pointers: %lu in use, %lu counted", (unsigned long)used,
-                 (unsigned long)sp_live);
+                 (unsigned long)live);
 }
 
 /* --- stable names --------------------------------------------------------------- */
@@ -192,6 +241,7 @@ static StgClosure *skip_indirections(StgClosure *p)
 
 StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
 {
+    startup_require_running("rts_make_stable_name");
     p = skip_indirections(p);
     if (sn_hash_cap) {
         StgWord s = sn_slot((StgWord)p);

@@ -7,7 +7,11 @@
  * value may be any closure pointer, tagged or NULL). A stable-name entry holds the object's
  * current address (or NULL once it died) and its STABLE_NAME object (or it
  * is free); the address index is rebuilt after every collection, because
- * collections move the keys.
+ * collections move the keys. The stable-pointer table is guarded by its own
+ * lock, taken by every walk (the collector's and the checker's included):
+ * see Note [The stable-pointer lock] in stable.c. The stable-name table is
+ * used only with a capability (and by the collector), so the capability
+ * guards it.
  */
 #ifndef RTS_STABLE_H
 #define RTS_STABLE_H
@@ -17,8 +21,8 @@
 void stable_init(void);
 void stable_exit(void);
 
-/* Collector: evacuate every stable pointer. */
-void stable_ptr_evacuate_roots(void);
+/* Collector (sm/roots.c): f(ctx, slot) for every stable pointer in use. */
+void stable_ptr_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 /* Collector, after scavenging and before from-space is freed: update names. */
 void stable_name_gc(void);
 

@@ -13,6 +13,7 @@
 
 #include "Rts.h"
 #include "capability.h"
+#include "cstack.h"
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
@@ -20,11 +21,15 @@
 #include "sm/gc.h"
 #include "sm/statics.h"
 #include "sm/storage.h"
+#include "sm/trigger.h"
 #include "sm/weak.h"
 #include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
 #include "trace/trace.h"
+
+/* The ABI check's symbol (rts/Config.h): what objects compiled against these headers refer to. */
+const int HSRTS_ABI_SYMBOL(HSRTS_ABI_VERSION) = HSRTS_ABI_VERSION;
 
 static int init_count;
 static bool shut_down;
@@ -33,6 +38,16 @@ static bool running;
 bool startup_running(void)
 {
     return running;
+}
+
+bool startup_shut_down(void)
+{
+    return shut_down;
+}
+
+void startup_not_running(const char *call)
+{
+    msg_fatal(1, "%s: the runtime is not running (call hs_init first)", call);
 }
 
 /*
@@ -79,7 +94,10 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
 
     stats_init();
     cap_init();
+    /* Before cstack_init: its stack-overflow handler must see a fault first (Note [Crash
+     * handlers]). */
     trace_init();
+    cstack_init();
     sm_init();
     threads_init();
     stable_init();
@@ -128,20 +146,13 @@ static void final_gc(Capability *cap)
     gc_collect(cap, true, GC_REASON_EXIT);
 }
 
-void hs_exit(void)
+/* The last hs_exit, or shutdownHaskellAndExit: shut everything down. */
+static void shut_down_runtime(void)
 {
-    if (!running && !shut_down)
-        msg_fatal(1, "hs_exit: the runtime is not initialised (hs_exit without hs_init)");
-    if (init_count <= 0) {
-        msg_error("warning: too many hs_exit()s");
-        return;
-    }
-    if (--init_count > 0)
-        return;
-
     stats_exit_start();
     if (rts_config.onExitHook)
         rts_config.onExitHook();
+    trigger_shutting_down();
     with_cap(final_gc);
     weak_run_all_at_exit();
     stats_exit_end();
@@ -159,9 +170,26 @@ void hs_exit(void)
     stable_exit();
     sm_exit();
     threads_exit();
+    cstack_exit();
     cap_exit();
     stats_exit();
     flags_free();
+}
+
+void hs_exit(void)
+{
+    if (!running && !shut_down)
+        msg_fatal(1, "hs_exit: the runtime is not initialised (hs_exit without hs_init)");
+    if (init_count <= 0) {
+        msg_error("warning: too many hs_exit()s");
+        return;
+    }
+    if (init_count == 1 && cstack_mine() && cstack_mine()->running)
+        msg_fatal(1, "hs_exit: called from inside an evaluation; entry code that ends the "
+                     "program calls shutdownHaskellAndExit");
+    if (--init_count > 0)
+        return;
+    shut_down_runtime();
 }
 
 void hs_exit_nowait(void)
@@ -173,12 +201,11 @@ void shutdownHaskellAndExit(int code, int fastExit)
 {
     if (!fastExit && running) {
         /* The whole program is ending: the init count no longer matters. */
-        init_count = 1;
-        hs_exit();
+        init_count = 0;
+        shut_down_runtime();
     }
-    fflush(stdout);
-    fflush(stderr);
-    exit(code);
+    msg_set_exit_hook(NULL); /* a fast exit reports nothing */
+    cstack_exit_process(code);
 }
 
 void hs_thread_done(void)
@@ -189,24 +216,24 @@ void hs_thread_done(void)
         msg_fatal(1,
                   "hs_thread_done: this thread still holds a capability (call rts_unlock first)");
     threads_forget_mine();
+    cstack_forget_mine();
 }
 
 void hs_perform_gc(void)
 {
-    performMajorGC();
+    startup_require_running("hs_perform_gc");
+    with_cap(major_gc);
 }
 
 void performGC(void)
 {
-    if (!running)
-        msg_fatal(1, "performGC: the runtime is not running");
+    startup_require_running("performGC");
     with_cap(some_gc);
 }
 
 void performMajorGC(void)
 {
-    if (!running)
-        msg_fatal(1, "performMajorGC: the runtime is not running");
+    startup_require_running("performMajorGC");
     with_cap(major_gc);
 }
 

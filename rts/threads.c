@@ -7,14 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cstack.h"
+#include "eval.h"
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
-#include "sm/evac.h"
 #include "sm/mut_list.h"
 #include "sm/storage.h"
 #include "trace/trace.h"
 
+/*
+ * The thread table. table_lock guards table, table_size, n_live and
+ * next_thread_id: OS threads enter and leave it whenever they first lock a
+ * capability or call hs_thread_done, and the collector's root visit holds
+ * it too. Entries are only ever whole threads (new_thread). The TSO an
+ * entry points to belongs to the thread holding it, or to the collector.
+ */
 static StgTSO **table; /* NULL entries are free */
 static uint32_t table_size;
 static uint32_t n_live;
@@ -105,7 +113,11 @@ static void tso_dirty(Capability *cap, StgTSO *tso)
     }
 }
 
-/* A new thread: a TSO registered in the table, then its first chunk. */
+/*
+ * A new thread: a TSO and its first chunk, entered in the table only when
+ * whole (a collection while the chunk is allocated sees neither half in
+ * the table; the TSO survives it in a scratch root).
+ */
 static int new_thread(Capability *cap)
 {
     StgTSO *tso = (StgTSO *)rts_alloc(cap, SIZEOF_W(StgTSO));
@@ -119,16 +131,16 @@ static int new_thread(Capability *cap)
     pthread_mutex_lock(&table_lock);
     tso->id = next_thread_id++;
     pthread_mutex_unlock(&table_lock);
-    int i = table_insert(tso);
 
-    /* The table keeps the TSO alive (and up to date) while the chunk is allocated. */
+    cap->scratch[1] = (StgClosure *)tso;
     StgStack *s = new_chunk(cap, stack_words(rts_flags.gc.init_stack_bytes));
+    tso = (StgTSO *)cap->scratch[1];
+    cap->scratch[1] = NULL;
     s->sp -= SIZEOF_W(StgStopFrame);
     ((StgStopFrame *)s->sp)->info = &stg_STOP_FRAME_info;
-    tso = table[i];
     tso->stackobj = s;
     tso->tot_stack_size = s->stack_size;
-    return i;
+    return table_insert(tso);
 }
 
 void threads_attach(Capability *cap)
@@ -143,6 +155,8 @@ void threads_attach(Capability *cap)
     cap->r.tso = tso;
     cap->r.stack = tso->stackobj;
     cap->r.owner = (tso->id << 1) | 1;
+    cap->cstack = cstack_mine();
+    cstack_set_mark(cap);
     threads_stack_activate(cap, tso->stackobj);
 }
 
@@ -151,6 +165,8 @@ void threads_detach(Capability *cap)
     cap->r.tso = NULL;
     cap->r.stack = NULL;
     cap->r.owner = 0;
+    cap->cstack = NULL;
+    cap->eval_mark = CSTACK_OFF;
 }
 
 void threads_forget_mine(void)
@@ -164,11 +180,13 @@ void threads_forget_mine(void)
     my_index = -1;
 }
 
-void threads_evacuate_roots(void)
+void threads_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 {
+    pthread_mutex_lock(&table_lock);
     for (uint32_t i = 0; i < table_size; i++)
         if (table[i])
-            evacuate((StgClosure **)&table[i]);
+            f(ctx, (StgClosure **)&table[i]);
+    pthread_mutex_unlock(&table_lock);
 }
 
 uint32_t threads_count(void)
@@ -180,23 +198,36 @@ StgTSO *threads_get(uint32_t i)
     return i < table_size ? table[i] : NULL;
 }
 
-static RTS_NORETURN void stack_overflow(StgTSO *tso)
+/*
+ * The thread passed -K. GHC's stackOverflowHook gets the size of the stack
+ * chunk in use, as GHC's does (its thread has unwound to the chunk of its
+ * top handler by then): not the whole stack.
+ */
+void threads_stack_overflow(Capability *cap)
 {
+    StgStack *s = cap->r.stack;
+    W_ bytes = s ? (W_)((SIZEOF_W(StgStack) + s->stack_size) * sizeof(StgWord)) : 0;
     void (*hook)(W_) =
         rts_config.stackOverflowHook ? rts_config.stackOverflowHook : StackOverflowHook;
-    hook((W_)(tso->tot_stack_size * sizeof(StgWord)));
-    msg_exit(2);
+    hook(bytes);
+    msg_exit(EXIT_STACKOVERFLOW);
 }
 
-/* Bytes of topmost update frames at the top of s that may move, up to `limit`. */
+/* Words of movable frames at the top of s (Note [Moving frames]), up to `limit_words`. */
 static StgWord movable_words(const StgStack *s, StgWord limit_words)
 {
     StgWord n = 0;
     StgPtr p = s->sp;
-    while (n + SIZEOF_W(StgUpdateFrame) <= limit_words &&
-           ((StgClosure *)p)->info == &stg_UPDATE_FRAME_info) {
-        n += SIZEOF_W(StgUpdateFrame);
-        p += SIZEOF_W(StgUpdateFrame);
+    for (;;) {
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        if (!eval_frame_is_movable(info))
+            break;
+        StgWord size =
+            info == &stg_UPDATE_FRAME_info ? SIZEOF_W(StgUpdateFrame) : SIZEOF_W(EvalSelFrame);
+        if (n + size > limit_words)
+            break;
+        n += size;
+        p += size;
     }
     return n;
 }
@@ -219,7 +250,7 @@ static void stack_overflow_to_new_chunk(Capability *cap, StgWord words, StgClosu
     } else {
         uint64_t max = rts_flags.gc.max_stack_bytes / sizeof(StgWord);
         if (max > 0 && tso->tot_stack_size + size > max)
-            stack_overflow(tso);
+            threads_stack_overflow(cap);
         cap->scratch[1] = protect ? *protect : NULL;
         s = new_chunk(cap, size);
         if (protect)
@@ -243,33 +274,26 @@ static void stack_overflow_to_new_chunk(Capability *cap, StgWord words, StgClosu
     threads_stack_activate(cap, s);
 }
 
-StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect)
+StgPtr threads_stack_push_slow(Capability *cap, StgWord words, StgClosure **protect)
 {
+    stack_overflow_to_new_chunk(cap, words, protect);
     StgStack *s = cap->r.stack;
-    if (RTS_UNLIKELY(s->sp - words < s->stack)) {
-        stack_overflow_to_new_chunk(cap, words, protect);
-        s = cap->r.stack;
-    }
     s->sp -= words;
     return s->sp;
 }
 
-void threads_stack_pop(Capability *cap, StgWord words)
-{
-    StgStack *s = cap->r.stack;
-    s->sp += words;
-    if (((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info)
-        rts_stack_underflow(cap);
-}
-
 StgClosure **rts_push_roots_slow(Capability *cap, StgWord n)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_push_roots_slow", cap);
     stack_overflow_to_new_chunk(cap, n + SIZEOF_W(StgRetDyn), NULL);
     return rts_push_roots(cap, n);
 }
 
 void rts_stack_underflow(Capability *cap)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_stack_underflow", cap);
     StgTSO *tso = cap->r.tso;
     StgStack *s = cap->r.stack;
     /* A chunk may be empty after its update frames moved on (Note [Moving frames]). */
@@ -289,7 +313,9 @@ void rts_stack_underflow(Capability *cap)
 
 void rts_bad_pop(Capability *cap, StgClosure **slots)
 {
-    msg_fatal(EXIT_INTERNAL_ERROR,
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_bad_pop", cap);
+    msg_fatal(1,
               "rts_pop_roots: the frame at %p is not the topmost frame (sp %p); "
               "root frames must be popped in the reverse order of their pushes",
               (void *)slots, (void *)(cap->r.stack ? cap->r.stack->sp : NULL));

@@ -20,12 +20,13 @@
  * Note [Moving frames]
  * ~~~~~~~~~~~~~~~~~~~~~
  * C code holds pointers into its root frames (RET_DYN), so those never
- * move. Update frames are different: rts_eval finds its frame again by
- * position (the top of the stack when the entry code returns), never by
- * address, so the runtime may move them. On overflow the topmost update
- * frames, up to -kb bytes, move into the new chunk, so that returning from
- * the evaluation that overflowed does not immediately underflow (GHC's
- * reason for -kb). Moving stops at the first frame of another kind.
+ * move. Update frames and selector frames are different: rts_eval finds
+ * them again by position (the top of the stack), never by address, so the
+ * runtime may move them (eval_frame_is_movable in eval.h). On overflow the
+ * topmost such frames, up to -kb bytes, move into the new chunk, so that
+ * returning from the evaluation that overflowed does not immediately
+ * underflow (GHC's reason for -kb). Moving stops at the first frame of
+ * another kind.
  */
 #ifndef RTS_THREADS_H
 #define RTS_THREADS_H
@@ -42,8 +43,12 @@ void threads_detach(Capability *cap);
 /* The calling OS thread is done with the runtime: forget its TSO. */
 void threads_forget_mine(void);
 
-/* Collector: evacuate every TSO in the thread table. */
-void threads_evacuate_roots(void);
+/*
+ * Collector (sm/roots.c): f(ctx, slot) for every TSO in the thread table.
+ * The table's lock is held meanwhile (other OS threads may be making
+ * threads: see new_thread).
+ */
+void threads_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 
 /*
  * Make room for a frame of `words` words on the current thread's stack and
@@ -52,13 +57,34 @@ void threads_evacuate_roots(void);
  * that. On overflow a new chunk is started (-kc) and the topmost update
  * frames, up to -kb bytes of them, move into it (Note [Moving frames]).
  */
-StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect);
+StgPtr threads_stack_push_slow(Capability *cap, StgWord words, StgClosure **protect);
+
+RTS_INLINE StgPtr threads_stack_push(Capability *cap, StgWord words, StgClosure **protect)
+{
+    StgStack *s = cap->r.stack;
+    if (RTS_UNLIKELY(s->sp - words < s->stack))
+        return threads_stack_push_slow(cap, words, protect);
+    s->sp -= words;
+    return s->sp;
+}
 
 /* Pop `words` words off the current stack (the topmost frame), following an underflow. */
-void threads_stack_pop(Capability *cap, StgWord words);
+RTS_INLINE void threads_stack_pop(Capability *cap, StgWord words)
+{
+    StgStack *s = cap->r.stack;
+    s->sp += words;
+    if (RTS_UNLIKELY(((StgClosure *)s->sp)->info == &stg_UNDERFLOW_FRAME_info))
+        rts_stack_underflow(cap);
+}
 
 /* Mark a chunk dirty and remember it. See Note [Active stacks]. */
 void threads_stack_activate(Capability *cap, StgStack *s);
+
+/*
+ * The current thread passed -K (on its heap stack or its evaluation
+ * stack): the stackOverflowHook with the size of the chunk in use, exit 2.
+ */
+RTS_NORETURN void threads_stack_overflow(Capability *cap);
 
 /* Live threads (for the sanity checker). */
 uint32_t threads_count(void);

@@ -19,7 +19,7 @@ extern RTS_EXPORT StgPtr rts_alloc_large(Capability *cap, StgWord words);
 
 RTS_INLINE StgPtr rts_alloc(Capability *cap, StgWord words)
 {
-    /* Constant-folded away when `words` is known at compile time. */
+    /* Any size is right here; the test folds away when `words` is a compile-time constant. */
     if (words < LARGE_OBJECT_THRESHOLD_W) {
         HsRegs *r = HS_REGS(cap);
         StgPtr p = r->hp;
@@ -35,6 +35,13 @@ RTS_INLINE StgPtr rts_alloc(Capability *cap, StgWord words)
 /*
  * Constructors of the runtime's own object kinds. Each may collect.
  * Arrays and mutable variables come back clean and fully initialised.
+ *
+ * Any size is accepted as an argument, a negative Int cast to StgWord
+ * included: one that no heap can hold (here and in rts_alloc_large) ends
+ * the program with exit status 251 -- GHC's heap-overflow message when the
+ * request is at least -M, otherwise one line naming the call and the size.
+ * Sizes are never rounded down or wrapped. rts_alloc_large(cap, 0) is a
+ * misuse (exit 1): every object has a header word.
  */
 extern RTS_EXPORT StgArrBytes *rts_new_byte_array(Capability *cap, StgWord bytes);
 /* A pinned byte array: never moves while it is alive. */

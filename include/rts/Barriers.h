@@ -2,14 +2,33 @@
  * hsrts public header: write barriers.
  *
  * Objects are immutable once initialised except for the kinds below; every
- * write to one of them after its allocation goes through these functions,
- * which keep the generational collector's remembered sets exact. Writes that
- * initialise a freshly allocated object (before the next safepoint) need no
- * barrier. See Note [Remembered sets] in rts/sm/mut_list.h.
+ * write to one of them after its allocation goes through these functions.
+ * Writes that initialise a freshly allocated object (before the next
+ * safepoint) need no barrier. Each inline write does, in this order:
+ *
+ *  1. tests the capability's barrier-state word (HsRegs.barrier, on the
+ *     same cache line as hp): when a collector needs to see overwritten
+ *     values (a concurrent mark's snapshot), it calls the out-of-line slow
+ *     path with the object, the field and the value about to be
+ *     overwritten. The fast path is one load and one branch.
+ *  2. stores the new value with release ordering: an object is published
+ *     to another thread only through a barriered write, a thunk update, a
+ *     CAS or a root, and this store is what makes the object's own
+ *     initialising writes visible before the pointer to it. (On x86-64 a
+ *     release store is a plain store.)
+ *  3. keeps the generational collector's remembered sets exact: the first
+ *     write to a clean object marks it dirty (and remembers it if old); an
+ *     array write also marks its card.
+ *
+ * This code is compiled into clients, so it is the same in every way
+ * (vanilla, threaded, debug) and under every collector: a client compiled
+ * once stays sound under -N and -xn. See Note [Remembered sets] in
+ * rts/sm/mut_list.h.
  */
 #ifndef HSRTS_RTS_BARRIERS_H
 #define HSRTS_RTS_BARRIERS_H
 
+#include "HsFFI.h"
 #include "rts/Regs.h"
 #include "rts/StgInfo.h"
 
@@ -17,22 +36,33 @@ extern RTS_EXPORT void rts_dirty_mut_var(Capability *cap, StgMutVar *mv);
 extern RTS_EXPORT void rts_dirty_mut_arr(Capability *cap, StgMutArrPtrs *a);
 extern RTS_EXPORT void rts_dirty_small_mut_arr(Capability *cap, StgSmallMutArrPtrs *a);
 
+/*
+ * The slow path of step 1: `old` is the value that `*field`, a field of
+ * `obj`, holds and that the caller is about to overwrite.
+ */
+extern RTS_EXPORT void rts_write_barrier_slow(Capability *cap, StgClosure *obj, StgClosure **field,
+                                              StgClosure *old);
+
 RTS_INLINE void rts_write_mut_var(Capability *cap, StgMutVar *mv, StgClosure *v)
 {
-    mv->var = v;
+    if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
+        rts_write_barrier_slow(cap, (StgClosure *)mv, &mv->var, mv->var);
+    __atomic_store_n(&mv->var, v, __ATOMIC_RELEASE);
     if (RTS_UNLIKELY(mv->info == &stg_MUT_VAR_CLEAN_info))
         rts_dirty_mut_var(cap, mv);
 }
 
 RTS_INLINE StgClosure *rts_read_mut_var(const StgMutVar *mv)
 {
-    return mv->var;
+    return __atomic_load_n(&mv->var, __ATOMIC_ACQUIRE);
 }
 
 /* Write element i of a mutable array: the element, its card, the header. */
 RTS_INLINE void rts_write_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *v)
 {
-    a->payload[i] = v;
+    if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
+        rts_write_barrier_slow(cap, (StgClosure *)a, &a->payload[i], a->payload[i]);
+    __atomic_store_n(&a->payload[i], v, __ATOMIC_RELEASE);
     mut_arr_ptrs_cards(a)[i >> MUT_ARR_PTRS_CARD_BITS] = 1;
     if (RTS_UNLIKELY(a->info == &stg_MUT_ARR_PTRS_CLEAN_info))
         rts_dirty_mut_arr(cap, a);
@@ -41,10 +71,28 @@ RTS_INLINE void rts_write_array(Capability *cap, StgMutArrPtrs *a, StgWord i, St
 RTS_INLINE void rts_write_small_array(Capability *cap, StgSmallMutArrPtrs *a, StgWord i,
                                       StgClosure *v)
 {
-    a->payload[i] = v;
+    if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
+        rts_write_barrier_slow(cap, (StgClosure *)a, &a->payload[i], a->payload[i]);
+    __atomic_store_n(&a->payload[i], v, __ATOMIC_RELEASE);
     if (RTS_UNLIKELY(a->info == &stg_SMALL_MUT_ARR_PTRS_CLEAN_info))
         rts_dirty_small_mut_arr(cap, a);
 }
+
+/*
+ * Compare-and-swap, with GHC's casMutVar# / casArray# / casSmallArray#
+ * semantics: if the field holds `old` (pointer equality, tags included),
+ * store `new_value` and return 0; otherwise store nothing and return 1.
+ * Either way *result is the value the field holds afterwards. Sequentially
+ * consistent; the barriers of the writes above apply. A CAS on a frozen
+ * array is refused (one line, exit 1).
+ */
+extern RTS_EXPORT HsInt rts_cas_mut_var(Capability *cap, StgMutVar *mv, StgClosure *old,
+                                        StgClosure *new_value, StgClosure **result);
+extern RTS_EXPORT HsInt rts_cas_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *old,
+                                      StgClosure *new_value, StgClosure **result);
+extern RTS_EXPORT HsInt rts_cas_small_array(Capability *cap, StgSmallMutArrPtrs *a, StgWord i,
+                                            StgClosure *old, StgClosure *new_value,
+                                            StgClosure **result);
 
 /*
  * Freezing and thawing, as GHC's unsafeFreeze/unsafeThaw: a frozen array is
@@ -58,8 +106,10 @@ extern RTS_EXPORT void rts_thaw_small_array(Capability *cap, StgSmallMutArrPtrs 
 
 /*
  * Overwrite a thunk (THUNK, AP, THUNK_SELECTOR or BLACKHOLE) with an
- * indirection to its value. The runtime records an old-generation thunk on
- * its remembered set.
+ * indirection to its value, with release ordering, reporting its free
+ * variables to a concurrent mark; the runtime records an old-generation
+ * thunk on its remembered set. Only for a thunk the calling code itself is
+ * evaluating: rts_eval does this for every thunk it evaluates.
  */
 extern RTS_EXPORT void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value);
 

@@ -209,10 +209,16 @@ RTS_INLINE StgClosure *TAG_CLOSURE(StgWord tag, const StgClosure *p)
 
 #define SIZEOF_W(t) (sizeof(t) / sizeof(StgWord))
 
+/*
+ * The size helpers below never wrap: every StgWord argument gives a result
+ * at most a little above argument / 8 (rounding up without adding first).
+ * The runtime refuses sizes no heap can hold before it uses these.
+ */
 RTS_INLINE StgWord mut_arr_ptrs_card_words(StgWord ptrs)
 {
-    StgWord cards = (ptrs + (1u << MUT_ARR_PTRS_CARD_BITS) - 1) >> MUT_ARR_PTRS_CARD_BITS;
-    return (cards + WORD_SIZE - 1) / WORD_SIZE;
+    StgWord cards = (ptrs >> MUT_ARR_PTRS_CARD_BITS) +
+                    ((ptrs & (((StgWord)1 << MUT_ARR_PTRS_CARD_BITS) - 1)) != 0);
+    return cards / WORD_SIZE + (cards % WORD_SIZE != 0);
 }
 
 RTS_INLINE uint8_t *mut_arr_ptrs_cards(StgMutArrPtrs *a)
@@ -222,7 +228,7 @@ RTS_INLINE uint8_t *mut_arr_ptrs_cards(StgMutArrPtrs *a)
 
 RTS_INLINE StgWord arr_words_size_w(StgWord bytes)
 {
-    return SIZEOF_W(StgArrBytes) + (bytes + WORD_SIZE - 1) / WORD_SIZE;
+    return SIZEOF_W(StgArrBytes) + bytes / WORD_SIZE + (bytes % WORD_SIZE != 0);
 }
 
 #endif /* HSRTS_RTS_CLOSURES_H */

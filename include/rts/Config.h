@@ -50,6 +50,15 @@ typedef StgWord W_;
 #define TAG_BITS 3
 #define TAG_MASK ((StgWord)((1 << TAG_BITS) - 1))
 
+/*
+ * The version of the compiled-code ABI: the object layouts, HsRegs, and
+ * what the inline functions of these headers do. Every translation unit
+ * that includes Rts.h refers to the symbol hsrts_abi_<version> (Rts.h), so
+ * an object compiled against another version fails to link, naming it,
+ * instead of corrupting the heap.
+ */
+#define HSRTS_ABI_VERSION 2
+
 #if defined(__GNUC__)
 #define RTS_LIKELY(c)   __builtin_expect(!!(c), 1)
 #define RTS_UNLIKELY(c) __builtin_expect(!!(c), 0)

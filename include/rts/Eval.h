@@ -14,8 +14,25 @@
 #define HSRTS_RTS_EVAL_H
 
 #include "rts/Regs.h"
+#include "rts/StgInfo.h"
 
-extern RTS_EXPORT StgClosure *rts_eval(Capability *cap, StgClosure *p);
+extern RTS_EXPORT StgClosure *rts_eval_slow(Capability *cap, StgClosure *p);
+
+RTS_INLINE StgClosure *rts_eval(Capability *cap, StgClosure *p)
+{
+    /* Already a value: a tagged pointer, or an indirection to one. No call. */
+    if (RTS_LIKELY(GET_TAG(p) != 0))
+        return p;
+    if (RTS_LIKELY(p != NULL)) {
+        const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
+        if (info == &stg_IND_info) {
+            StgClosure *v = ((StgInd *)p)->indirectee;
+            if (RTS_LIKELY(GET_TAG(v) != 0))
+                return v;
+        }
+    }
+    return rts_eval_slow(cap, p);
+}
 
 /*
  * Apply f (a FUN, a PAP, or something that evaluates to one) to n

@@ -19,14 +19,31 @@
  */
 extern RTS_EXPORT StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value,
                                        HsFinalizer finalizer, void *env);
-/* The value, or NULL once the weak pointer is dead. */
-extern RTS_EXPORT StgClosure *rts_deref_weak(const StgWeak *w);
-/* Kill the weak pointer now and run its finalizer (if it has not run). */
-extern RTS_EXPORT void rts_finalize_weak(StgWeak *w);
+/*
+ * GHC's deRefWeak#: true and *value = the value while the weak pointer is
+ * alive (a live weak's value may itself be NULL); false once it is dead.
+ * The value is reported to a concurrent mark, so it survives it. Never
+ * collects.
+ */
+extern RTS_EXPORT HsBool rts_deref_weak(Capability *cap, const StgWeak *w, StgClosure **value);
+/* Kill the weak pointer now and run its C finalizer (if it has not run). Never collects. */
+extern RTS_EXPORT void rts_finalize_weak(Capability *cap, StgWeak *w);
 
-/* Stable pointers: a root until freed, and a handle C code may keep anywhere. */
+/*
+ * Stable pointers: a root until freed, and a handle C code may keep anywhere.
+ * These three need no capability: the table has its own lock (GHC's
+ * hs_lock_stable_ptr_table, HsFFI.h), so any OS thread may free a stable
+ * pointer while another collects. What deRefStablePtr returns is a heap
+ * pointer, valid only until the next collection: use it while holding a
+ * capability.
+ */
 extern RTS_EXPORT HsStablePtr getStablePtr(StgPtr p);
 extern RTS_EXPORT StgPtr deRefStablePtr(HsStablePtr sp);
+/*
+ * Freeing NULL does nothing (as in GHC). A stable pointer freed twice, or
+ * used after it was freed, or a value no getStablePtr returned is the
+ * program's mistake: one line naming the call, exit 1.
+ */
 extern RTS_EXPORT void freeStablePtr(HsStablePtr sp);
 
 /*

@@ -153,6 +153,7 @@ typedef struct FlagSpec {
     FlagDefaultFn compute_default; /* a default that depends on the machine */
     FlagValue bare;                /* stored when an optional value is absent */
     double min, max;               /* TIME, DOUBLE and INT bounds (inclusive) */
+    bool bad_option;               /* out of bounds is GHC's "bad RTS option: <arg>" */
     uint64_t umin, umax;           /* SIZE (bytes), INT and MASK bounds (inclusive) */
     int base;                      /* INT: strtoull base (10 unless given) */
     const FlagChoice *choices;     /* ENUM: terminated by a NULL name */

@@ -56,10 +56,9 @@ static void check_heap_sizes(FlagsParse *p)
                       g->max_heap_bytes, (unsigned)(2 * BLOCK_SIZE));
             return;
         }
+        /* GHC's words exactly; -A becomes -M, and the program runs as under GHC. */
         flags_msg(p, FLAGS_MSG_WARNING,
-                  "maximum heap size (-M) is smaller than minimum alloc area size (-A); setting "
-                  "-A to %" PRIu64 " bytes",
-                  g->max_heap_bytes);
+                  "maximum heap size (-M) is smaller than minimum alloc area size (-A)");
         g->alloc_area_bytes = g->max_heap_bytes;
     }
 }

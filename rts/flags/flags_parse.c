@@ -163,9 +163,12 @@ static bool parse_real(FlagsParse *p, const FlagSpec *s, const char *text, doubl
         return false;
     }
     if (d < s->min || d > s->max) {
-        flags_msg(p, FLAGS_MSG_ERROR,
-                  "error in RTS option %s: value outside allowed range (%g - %g)", p->arg, s->min,
-                  s->max);
+        if (s->bad_option) /* GHC's bad_option: -F-1, -Fd-1, -m101 */
+            flags_msg(p, FLAGS_MSG_ERROR, "bad RTS option: %s", p->arg);
+        else
+            flags_msg(p, FLAGS_MSG_ERROR,
+                      "error in RTS option %s: value outside allowed range (%g - %g)", p->arg,
+                      s->min, s->max);
         return false;
     }
     *out = d;

@@ -36,9 +36,16 @@
 #define GiB ((uint64_t)1 << 30)
 #define TiB ((uint64_t)1 << 40)
 
-/* Stack sizes are counted in 32-bit numbers of words by the scheduler, as
- * in GHC (#17019): the -K default and every stack flag stop there. */
+/*
+ * Upper bounds are GHC's, flag by flag (its RtsFlags.c prints them in the
+ * range error): HS_INT_MAX for -A -AL -n -xq, HS_WORD_MAX for -M -H -O
+ * -Mgrace -ki -kc -kb -xr, and UINT32_MAX bytes for an explicit -K. The -K
+ * default stops at 2^32 words instead (GHC's #17019). A size no heap can
+ * hold is refused when it is used (Note [Impossible sizes] in
+ * sm/alloc.c), not here.
+ */
 #define STACK_MAX_BYTES  ((uint64_t)UINT32_MAX * sizeof(StgWord))
+#define MAX_K_BYTES      ((uint64_t)UINT32_MAX)
 #define MAX_CAPABILITIES 4096
 #define MAX_GENERATIONS  255
 #define MAX_NUMA_NODES   16
@@ -190,9 +197,10 @@ static void apply_info(FlagsParse *p, const FlagSpec *s, bool has, const FlagVal
 
 static void apply_ignored(FlagsParse *p, const FlagSpec *s, bool has, const FlagValue *v) {}
 
+/* GHC 9.12's words, whatever follows -xt. */
 static void apply_removed(FlagsParse *p, const FlagSpec *s, bool has, const FlagValue *v)
 {
-    flags_msg(p, FLAGS_MSG_ERROR, "the flag %s has been removed", p->arg);
+    flags_msg(p, FLAGS_MSG_ERROR, "The %s option has been removed (#16795)", s->name);
 }
 
 /* -T -t -s -S share one level (the last wins) and one file. */
@@ -431,24 +439,24 @@ const FlagSpec flags_table[] = {
     /* Thread stacks. */
     {.name = "-K", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_STACK, STORE(U64, gc.max_stack_bytes),
-     .compute_default = default_max_stack, UBOUNDS(0, STACK_MAX_BYTES), .arg_help = "<size>",
+     .compute_default = default_max_stack, UBOUNDS(0, MAX_K_BYTES), .arg_help = "<size>",
      .example = "-K64m",
      .help = "Sets the maximum stack size (default: 80% of physical memory)\n"
              "e.g.: -K32k -K512k -K8M (0 = no limit)"},
     {.name = "-ki", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_STACK, STORE(U64, gc.init_stack_bytes), DEF_U(1 * KiB),
-     UBOUNDS(8, STACK_MAX_BYTES), .arg_help = "<size>", .example = "-ki4k",
+     UBOUNDS(8, UINT64_MAX), .arg_help = "<size>", .example = "-ki4k",
      .help = "Sets the initial thread stack size (default 1k)  e.g.: -ki4k -ki2m"},
     {.name = "-k", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
-     .group = FLAG_GROUP_HIDDEN, STORE(U64, gc.init_stack_bytes), UBOUNDS(8, STACK_MAX_BYTES),
+     .group = FLAG_GROUP_HIDDEN, STORE(U64, gc.init_stack_bytes), UBOUNDS(8, UINT64_MAX),
      .arg_help = "<size>", .example = "-k4k", .help = "Old spelling of -ki"},
     {.name = "-kc", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_STACK, STORE(U64, gc.stack_chunk_bytes), DEF_U(32 * KiB),
-     UBOUNDS(8, STACK_MAX_BYTES), .arg_help = "<size>", .example = "-kc64k",
+     UBOUNDS(8, UINT64_MAX), .arg_help = "<size>", .example = "-kc64k",
      .help = "Sets the stack chunk size (default 32k)"},
     {.name = "-kb", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_STACK, STORE(U64, gc.stack_chunk_buffer_bytes), DEF_U(1 * KiB),
-     UBOUNDS(8, STACK_MAX_BYTES), .arg_help = "<size>", .example = "-kb2k",
+     UBOUNDS(8, UINT64_MAX), .arg_help = "<size>", .example = "-kb2k",
      .help = "Sets the stack chunk buffer size (default 1k, at most half of -kc)"},
 
     /* Heap sizing. */
@@ -463,13 +471,13 @@ const FlagSpec flags_table[] = {
              "before a GC is triggered (default: the value of -A)"},
     {.name = "-F", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_DOUBLE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(DOUBLE, gc.old_gen_factor), DEF_D(2.0), RANGE(0, 1e6),
-     .arg_help = "<n>", .example = "-F1.5",
+     .bad_option = true, .arg_help = "<n>", .example = "-F1.5",
      .help = "Sets the collecting threshold for old generations as a factor of\n"
              "the live data in that generation the last time it was collected\n"
              "(default: 2.0)"},
     {.name = "-Fd", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_DOUBLE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(DOUBLE, gc.return_decay_factor), DEF_D(4.0), RANGE(0, 1e6),
-     .arg_help = "<n>", .example = "-Fd2",
+     .bad_option = true, .arg_help = "<n>", .example = "-Fd2",
      .help = "The inverse rate at which unused memory is returned to the OS\n"
              "(default: 4.0, 0 = never return memory)"},
     {.name = "-n", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
@@ -478,20 +486,20 @@ const FlagSpec flags_table[] = {
      .help = "Allocation area chunk size (default: none; 4m when -A is 16m or more)"},
     {.name = "-O", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(U64, gc.min_old_gen_bytes), DEF_U(1 * MiB),
-     UBOUNDS(4 * KiB, INT64_MAX), .arg_help = "<size>", .example = "-O2m",
+     UBOUNDS(4 * KiB, UINT64_MAX), .arg_help = "<size>", .example = "-O2m",
      .help = "Sets the minimum size of the old generation (default 1M)"},
     {.name = "-M", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(U64, gc.max_heap_bytes), DEF_U(0),
-     UBOUNDS(4 * KiB, INT64_MAX), .arg_help = "<size>", .example = "-M256m",
+     UBOUNDS(4 * KiB, UINT64_MAX), .arg_help = "<size>", .example = "-M256m",
      .help = "Sets the maximum heap size (default unlimited)  e.g.: -M256k -M1G"},
     {.name = "-Mgrace=", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(U64, gc.heap_overflow_grace_bytes), DEF_U(1 * MiB),
-     UBOUNDS(4 * KiB, INT64_MAX), .arg_help = "<size>", .example = "-Mgrace=2m",
+     UBOUNDS(4 * KiB, UINT64_MAX), .arg_help = "<size>", .example = "-Mgrace=2m",
      .help = "The amount of allocation after the program receives a\n"
              "HeapOverflow exception before the exception is thrown again (default 1M)"},
     {.name = "-H", .form = FLAG_FORM_OPTIONAL, .kind = FLAG_ARG_SIZE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(U64, gc.heap_size_suggestion_bytes), DEF_U(0),
-     UBOUNDS(4 * KiB, INT64_MAX), .apply = apply_heap_suggestion, .arg_help = "[<size>]",
+     UBOUNDS(4 * KiB, UINT64_MAX), .apply = apply_heap_suggestion, .arg_help = "[<size>]",
      .example = "-H64m",
      .help = "Sets the suggested heap size (default 0M; alone: the heap size at\n"
              "the previous GC)  e.g.: -H24m  -H1G"},
@@ -502,7 +510,7 @@ const FlagSpec flags_table[] = {
              "will be searched from (decimal, or 0x hexadecimal)"},
     {.name = "-m", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_DOUBLE, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(DOUBLE, gc.pc_free_heap), DEF_D(3.0), RANGE(0, 100),
-     .arg_help = "<n>", .example = "-m5",
+     .bad_option = true, .arg_help = "<n>", .example = "-m5",
      .help = "Minimum % of heap which must be available (default 3%)"},
     {.name = "-G", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_INT, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_HEAP, STORE(U32, gc.generations), DEF_U(2), UBOUNDS(1, MAX_GENERATIONS),
@@ -548,7 +556,8 @@ const FlagSpec flags_table[] = {
     /* Odds and ends of the collector. */
     {.name = "-Z", .form = FLAG_FORM_BARE, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_MISC_GC,
      STORE(BOOL, gc.squeeze_update_frames), DEF_U(1), BARE_U(0), .example = "-Z",
-     .help = "Don't squeeze out update frames on context switch"},
+     .help = "Don't squeeze out update frames on context switch\n"
+             "(hsrts: no effect; tail calls never leave frames to squeeze)"},
     {.name = "-B", .form = FLAG_FORM_BARE, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_MISC_GC,
      STORE(BOOL, gc.ring_bell), DEF_U(0), BARE_U(1), .example = "-B",
      .help = "Sound the bell at the start of each garbage collection"},

@@ -14,9 +14,11 @@
 #include "sm/mblock.h"
 #include "sm/storage.h"
 #include "sm/trigger.h"
+#include "startup.h"
 
 StgPtr rts_alloc_slow(Capability *cap, StgWord words)
 {
+    startup_require_running("rts_alloc_slow");
     if (words >= LARGE_OBJECT_THRESHOLD_W)
         return rts_alloc_large(cap, words);
     while (!nursery_next_block(cap))
@@ -34,32 +36,73 @@ static StgWord large_alloc_limit_blocks(void)
     return (StgWord)(lim / BLOCK_SIZE);
 }
 
-/* A request no heap could ever hold is bad input, not a heap overflow. */
-static RTS_NORETURN void request_too_large(StgWord words)
+/*
+ * Note [Impossible sizes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * Sizes reach the allocation API from generated code, often straight from
+ * the program (`newArray n`), so any StgWord may arrive: a negative Int
+ * becomes 2^64 - k. No size computation may wrap: the size helpers of
+ * rts/Closures.h round up without adding first, and an entry point whose
+ * object adds words to a count (arrays: header and card table) refuses a
+ * count above SM_MAX_OBJECT_WORDS before adding. Every request is then
+ * checked whole, in the unit the caller gave it (bytes, elements, words),
+ * and one that can never be met is refused, never shortened:
+ *  - with -M, a request of -M or more is a heap overflow at once (GHC's
+ *    allocate() decides the same): the out-of-heap hook prints GHC's
+ *    message and the program exits 251, even if a program's own hook
+ *    returns, since no -Mgrace allowance makes room for it;
+ *  - a request the heap's reservation (-xr) cannot hold is one line naming
+ *    the call and the size, and exit 251.
+ * SM_MAX_OBJECT_WORDS (2^58) is far above any reservation, and small enough
+ * that a header and a card table added to it cannot wrap.
+ */
+#define SM_MAX_OBJECT_WORDS ((StgWord)1 << 58)
+
+/* See Note [Impossible sizes]. `n` counts `unit`s; `bytes` is the request (saturated). */
+static RTS_NORETURN void refuse_size(const char *call, StgWord n, const char *unit, StgWord bytes,
+                                     const char *see)
 {
+    StgWord limit = trigger_heap_limit_blocks();
+    if (limit > 0) {
+        StgWord limit_bytes = limit > (StgWord)-1 / BLOCK_SIZE ? (StgWord)-1 : limit * BLOCK_SIZE;
+        hooks_heap_overflow(bytes, limit_bytes);
+        msg_exit(EXIT_HEAPOVERFLOW);
+    }
     msg_fatal(EXIT_HEAPOVERFLOW,
-              "out of memory (requested %lu words, more than the heap's %lu-byte address space; "
-              "see -xr)",
-              (unsigned long)words, (unsigned long)mblock_heap_size);
+              "%s: out of memory (requested %lu %s, more than fits in the heap's %lu-byte address "
+              "space; see %s)",
+              call, (unsigned long)n, unit, (unsigned long)mblock_heap_size, see);
 }
 
-StgPtr rts_alloc_large(Capability *cap, StgWord words)
+static StgWord words_to_blocks(StgWord words)
 {
-    if (words > (StgWord)1 << 58)
-        request_too_large(words);
-    StgWord bytes = words * sizeof(StgWord);
-    StgWord blocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
-    if (!bd_request_fits(blocks))
-        request_too_large(words);
+    return words / BLOCK_SIZE_W + (words % BLOCK_SIZE_W != 0);
+}
+
+/*
+ * Refuse an object of `words` words that no heap could hold, reporting the
+ * caller's request (n units). See Note [Impossible sizes].
+ */
+static void check_fits(const char *call, StgWord words, StgWord n, const char *unit,
+                       const char *see)
+{
+    StgWord bytes = words > (StgWord)-1 / WORD_SIZE ? (StgWord)-1 : words * WORD_SIZE;
+    if (words > SM_MAX_OBJECT_WORDS)
+        refuse_size(call, n, unit, bytes, see);
+    StgWord blocks = words_to_blocks(words);
+    StgWord limit = trigger_heap_limit_blocks();
+    if ((limit > 0 && blocks >= limit) || !bd_request_fits(blocks))
+        refuse_size(call, n, unit, bytes, see);
+}
+
+/* A large object of `words` words that check_fits has passed. May collect. */
+static StgPtr alloc_large(Capability *cap, StgWord words)
+{
+    /* -M is checked by check_fits and after collections: see Note [When the heap has overflowed].
+     */
+    StgWord blocks = words_to_blocks(words);
     if (sm_large_alloc_blocks + blocks > large_alloc_limit_blocks())
         gc_collect(cap, false, GC_REASON_LARGE);
-    StgWord limit = trigger_heap_limit_blocks();
-    if (limit > 0 && bd_n_alloc_blocks() + blocks > limit) {
-        gc_collect(cap, true, GC_REASON_LARGE);
-        limit = trigger_heap_limit_blocks();
-        if (bd_n_alloc_blocks() + blocks > limit)
-            trigger_heap_overflow(bytes);
-    }
     bdescr *bd = bd_alloc_group_lock(blocks);
     bd->gen = g0;
     bd->gen_no = 0;
@@ -78,11 +121,32 @@ StgPtr rts_alloc_large(Capability *cap, StgWord words)
     return bd->start;
 }
 
+StgPtr rts_alloc_large(Capability *cap, StgWord words)
+{
+    startup_require_running("rts_alloc_large");
+    if (words == 0)
+        msg_fatal(1, "rts_alloc_large: a heap object has at least one word (requested 0)");
+    check_fits("rts_alloc_large", words, words, "words", "-xr");
+    return alloc_large(cap, words);
+}
+
+StgStack *sm_alloc_stack(Capability *cap, StgWord words)
+{
+    if (words <= SIZEOF_W(StgStack))
+        msg_barf("sm_alloc_stack: a stack chunk of %lu words has no room for frames",
+                 (unsigned long)words);
+    StgWord bytes = words > (StgWord)-1 / WORD_SIZE ? (StgWord)-1 : words * WORD_SIZE;
+    check_fits("stack chunk", words, bytes, "bytes", "-ki, -kc and -xr");
+    StgStack *s = (StgStack *)alloc_large(cap, words);
+    Bdescr(s)->flags |= BF_STACK;
+    return s;
+}
+
 /* Room for `words` in a pinned block: never moves while alive. */
 static StgPtr alloc_pinned(Capability *cap, StgWord words)
 {
     if (words >= LARGE_OBJECT_THRESHOLD_W)
-        return rts_alloc_large(cap, words); /* large objects never move either */
+        return alloc_large(cap, words); /* large objects never move either */
     bdescr *bd = cap->pinned_block;
     if (bd == NULL || bd->free + words > bd->start + BLOCK_SIZE_W) {
         if (sm_large_alloc_blocks + 1 > large_alloc_limit_blocks()) {
@@ -106,9 +170,20 @@ static StgPtr alloc_pinned(Capability *cap, StgWord words)
     return p;
 }
 
+/* Words for a small object, or a large one that check_fits has passed. May collect. */
+static StgPtr alloc_checked(Capability *cap, StgWord words)
+{
+    if (words < LARGE_OBJECT_THRESHOLD_W)
+        return rts_alloc(cap, words);
+    return alloc_large(cap, words);
+}
+
 StgArrBytes *rts_new_byte_array(Capability *cap, StgWord bytes)
 {
-    StgArrBytes *a = (StgArrBytes *)rts_alloc(cap, arr_words_size_w(bytes));
+    startup_require_running("rts_new_byte_array");
+    StgWord words = arr_words_size_w(bytes);
+    check_fits("rts_new_byte_array", words, bytes, "bytes", "-xr");
+    StgArrBytes *a = (StgArrBytes *)alloc_checked(cap, words);
     a->info = &stg_ARR_WORDS_info;
     a->bytes = bytes;
     return a;
@@ -116,18 +191,31 @@ StgArrBytes *rts_new_byte_array(Capability *cap, StgWord bytes)
 
 StgArrBytes *rts_new_pinned_byte_array(Capability *cap, StgWord bytes)
 {
-    StgArrBytes *a = (StgArrBytes *)alloc_pinned(cap, arr_words_size_w(bytes));
+    startup_require_running("rts_new_pinned_byte_array");
+    StgWord words = arr_words_size_w(bytes);
+    check_fits("rts_new_pinned_byte_array", words, bytes, "bytes", "-xr");
+    StgArrBytes *a = (StgArrBytes *)alloc_pinned(cap, words);
     a->info = &stg_ARR_WORDS_info;
     a->bytes = bytes;
     return a;
 }
 
+/* Words of an array object of n elements and `extra` more; see Note [Impossible sizes]. */
+static StgWord array_words(const char *call, StgWord n, StgWord extra)
+{
+    StgWord words = n > SM_MAX_OBJECT_WORDS ? (StgWord)-1 : n + extra;
+    check_fits(call, words, n, "elements", "-xr");
+    return words;
+}
+
 StgMutArrPtrs *rts_new_array(Capability *cap, StgWord n, StgClosure *init)
 {
+    startup_require_running("rts_new_array");
+    StgWord card_words = mut_arr_ptrs_card_words(n);
+    StgWord words = array_words("rts_new_array", n, SIZEOF_W(StgMutArrPtrs) + card_words);
     StgClosure **root = rts_push_roots(cap, 1);
     root[0] = init;
-    StgWord card_words = mut_arr_ptrs_card_words(n);
-    StgMutArrPtrs *a = (StgMutArrPtrs *)rts_alloc(cap, SIZEOF_W(StgMutArrPtrs) + n + card_words);
+    StgMutArrPtrs *a = (StgMutArrPtrs *)alloc_checked(cap, words);
     init = root[0];
     rts_pop_roots(cap, root);
     a->info = &stg_MUT_ARR_PTRS_CLEAN_info;
@@ -141,9 +229,11 @@ StgMutArrPtrs *rts_new_array(Capability *cap, StgWord n, StgClosure *init)
 
 StgSmallMutArrPtrs *rts_new_small_array(Capability *cap, StgWord n, StgClosure *init)
 {
+    startup_require_running("rts_new_small_array");
+    StgWord words = array_words("rts_new_small_array", n, SIZEOF_W(StgSmallMutArrPtrs));
     StgClosure **root = rts_push_roots(cap, 1);
     root[0] = init;
-    StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)rts_alloc(cap, SIZEOF_W(StgSmallMutArrPtrs) + n);
+    StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)alloc_checked(cap, words);
     init = root[0];
     rts_pop_roots(cap, root);
     a->info = &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
@@ -155,6 +245,7 @@ StgSmallMutArrPtrs *rts_new_small_array(Capability *cap, StgWord n, StgClosure *
 
 StgMutVar *rts_new_mut_var(Capability *cap, StgClosure *init)
 {
+    startup_require_running("rts_new_mut_var");
     StgClosure **root = rts_push_roots(cap, 1);
     root[0] = init;
     StgMutVar *mv = (StgMutVar *)rts_alloc(cap, SIZEOF_W(StgMutVar));
@@ -166,5 +257,6 @@ StgMutVar *rts_new_mut_var(Capability *cap, StgClosure *init)
 
 int rts_is_heap_alloced(const void *p)
 {
+    startup_require_running("rts_is_heap_alloced");
     return HEAP_ALLOCED(UNTAG((const StgClosure *)p));
 }

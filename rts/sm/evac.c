@@ -20,7 +20,7 @@ void evac_bad_object(const StgClosure *q, const char *where)
  * A large object (or pinned block) is never copied: its group moves from
  * the from-space large-object list to its destination generation's list.
  */
-void evac_large(bdescr *bd)
+void evac_large(gc_thread *gct, bdescr *bd)
 {
     ASSERT(bd->blocks > 0 && (bd->flags & BF_LARGE) && !(bd->flags & BF_EVACUATED));
     generation *from = bd->gen;
@@ -32,7 +32,7 @@ void evac_large(bdescr *bd)
     if (bd->link)
         bd->link->u.back = bd->u.back;
 
-    uint32_t gen_no = dest_gen(bd);
+    uint32_t gen_no = dest_gen(gct, bd);
     generation *gen = &generations[gen_no];
     gen_workspace *ws = &gct->ws[gen_no];
     bd->flags |= BF_EVACUATED;
@@ -65,7 +65,7 @@ void evac_large(bdescr *bd)
 #define SELECTOR_DEPTH 16
 
 /* The value of field `field` of the closure c reaches, following INDs. */
-static bool select_field(StgClosure *c, uint32_t field, StgClosure **out)
+static bool select_field(gc_thread *gct, StgClosure *c, uint32_t field, StgClosure **out)
 {
     for (int hops = 0; hops < 64; hops++) {
         c = UNTAG(c);
@@ -93,7 +93,7 @@ static bool select_field(StgClosure *c, uint32_t field, StgClosure **out)
             if (((StgSelector *)c)->slot != 0 || gct->selector_depth >= SELECTOR_DEPTH)
                 return false;
             gct->selector_depth++;
-            bool ok = select_field(((StgSelector *)c)->selectee, c->info->tag, &inner);
+            bool ok = select_field(gct, ((StgSelector *)c)->selectee, c->info->tag, &inner);
             gct->selector_depth--;
             if (!ok)
                 return false;
@@ -107,16 +107,16 @@ static bool select_field(StgClosure *c, uint32_t field, StgClosure **out)
     return false;
 }
 
-bool evac_selector(StgClosure **p, StgClosure *q)
+bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q)
 {
     if (gct->selector_depth >= SELECTOR_DEPTH)
         return false;
     StgClosure *v;
     gct->selector_depth++;
-    bool ok = select_field(((StgSelector *)q)->selectee, q->info->tag, &v);
+    bool ok = select_field(gct, ((StgSelector *)q)->selectee, q->info->tag, &v);
     if (ok && UNTAG(v) != q) {
         *p = v;
-        evacuate(p);
+        evacuate(gct, p);
     }
     gct->selector_depth--;
     return ok && UNTAG(v) != q;

@@ -20,16 +20,16 @@
 /* Report an object whose info table the collector cannot make sense of. */
 RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
 
-void statics_mark(const StgClosure *q);
+void statics_mark(gc_thread *gct, const StgClosure *q);
 
 /*
  * A selector thunk whose selectee is already a constructor: evacuate the
  * selected field instead. false if it cannot be done (leave the thunk).
  */
-bool evac_selector(StgClosure **p, StgClosure *q);
+bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q);
 
 /* Relink a large object (or pinned block) into its destination generation. */
-void evac_large(bdescr *bd);
+void evac_large(gc_thread *gct, bdescr *bd);
 
 RTS_INLINE bool is_forwarded(const StgClosure *q)
 {
@@ -79,7 +79,7 @@ RTS_INLINE void copy_words(StgPtr to, const StgWord *from, StgWord size)
     }
 }
 
-RTS_INLINE uint32_t dest_gen(const bdescr *bd)
+RTS_INLINE uint32_t dest_gen(gc_thread *gct, const bdescr *bd)
 {
     uint32_t gen_no = bd->dest_no;
     if (gen_no < gct->evac_gen_no) {
@@ -92,16 +92,16 @@ RTS_INLINE uint32_t dest_gen(const bdescr *bd)
 }
 
 /* Copy q (size words) to its destination generation and forward it. */
-RTS_INLINE StgClosure *copy(StgClosure *q, StgWord size, const bdescr *bd)
+RTS_INLINE StgClosure *copy(gc_thread *gct, StgClosure *q, StgWord size, const bdescr *bd)
 {
     ASSERT(size > 0 && size < LARGE_OBJECT_THRESHOLD_W);
-    StgPtr to = gc_alloc_for_copy(size, dest_gen(bd));
+    StgPtr to = gc_alloc_for_copy(gct, size, dest_gen(gct, bd));
     copy_words(to, (const StgWord *)q, size);
     q->info = (const StgInfoTable *)((StgWord)to + 1);
     return (StgClosure *)to;
 }
 
-RTS_INLINE void evac_heap(StgClosure **p, StgClosure *q)
+RTS_INLINE void evac_heap(gc_thread *gct, StgClosure **p, StgClosure *q)
 {
     StgWord tag;
     bdescr *bd;
@@ -114,7 +114,7 @@ loop:
 
     if (bd->flags & (BF_EVACUATED | BF_LARGE)) {
         if (!(bd->flags & BF_EVACUATED))
-            evac_large(bd);
+            evac_large(gct, bd);
         else if (bd->gen_no < gct->evac_gen_no)
             gct->failed_to_evac = true;
         return;
@@ -133,7 +133,7 @@ loop:
     switch (info->type) {
     case CONSTR:
     case FUN:
-        *p = TAG_CLOSURE(tag, copy(q, 1 + (StgWord)info->ptrs + info->nptrs, bd));
+        *p = TAG_CLOSURE(tag, copy(gct, q, 1 + (StgWord)info->ptrs + info->nptrs, bd));
         return;
 
     case IND:
@@ -142,7 +142,7 @@ loop:
         *p = q;
         if (!HEAP_ALLOCED(q)) {
             if (gct->mark_statics && q)
-                statics_mark(q);
+                statics_mark(gct, q);
             return;
         }
         goto loop;
@@ -153,11 +153,11 @@ loop:
         StgWord slot = ((StgThunk *)q)->slot;
         if (slot & 1) {
             /*
-             * Under evaluation: its entry code has read the free variables
-             * it needs (include/README.md, "Evaluation"), so only the
-             * owner survives, as a BLACKHOLE; the free variables may die.
+             * Under evaluation: only the owner survives, as a BLACKHOLE; the
+             * free variables may die. See Note [Blackholed free variables]
+             * in scan.h.
              */
-            StgPtr to = gc_alloc_for_copy(SIZEOF_W(StgBlackhole), dest_gen(bd));
+            StgPtr to = gc_alloc_for_copy(gct, SIZEOF_W(StgBlackhole), dest_gen(gct, bd));
             ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;
             ((StgBlackhole *)to)->owner = slot;
             q->info = (const StgInfoTable *)((StgWord)to + 1);
@@ -165,10 +165,10 @@ loop:
             return;
         }
         if (info->type == THUNK) {
-            *p = TAG_CLOSURE(tag, copy(q, 2 + (StgWord)info->ptrs + info->nptrs, bd));
+            *p = TAG_CLOSURE(tag, copy(gct, q, 2 + (StgWord)info->ptrs + info->nptrs, bd));
             return;
         }
-        if (info->type == THUNK_SELECTOR && evac_selector(p, q))
+        if (info->type == THUNK_SELECTOR && evac_selector(gct, p, q))
             return;
         break;
     }
@@ -180,20 +180,20 @@ loop:
     Layout l = layout_of(q, info);
     if (l.size == 0)
         evac_bad_object(q, "evacuate");
-    *p = TAG_CLOSURE(tag, copy(q, l.size, bd));
+    *p = TAG_CLOSURE(tag, copy(gct, q, l.size, bd));
 }
 
 /*
  * Evacuate *p. Static closures never move; a major GC notes that they were
  * reached (Note [CAFs and SRTs] in statics.h). NULL is left alone.
  */
-RTS_INLINE void evacuate(StgClosure **p)
+RTS_INLINE void evacuate(gc_thread *gct, StgClosure **p)
 {
     StgClosure *q = *p;
     if (HEAP_ALLOCED(q))
-        evac_heap(p, q);
+        evac_heap(gct, p, q);
     else if (gct->mark_statics && q)
-        statics_mark(q);
+        statics_mark(gct, q);
 }
 
 #endif /* RTS_SM_EVAC_H */

@@ -27,6 +27,8 @@
 #include "messages.h"
 #include "sm/evac.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
+#include "sm/roots.h"
 #include "sm/sanity.h"
 #include "sm/scav.h"
 #include "sm/statics.h"
@@ -37,7 +39,8 @@
 #include "threads.h"
 #include "trace/trace.h"
 
-gc_thread gc_thread_0;
+/* One GC thread's state; the parallel collector will have one per GC thread. */
+static gc_thread gc_threads[1];
 uint64_t gc_count;
 
 static bdescr ***saved_mut_lists; /* [cap][gen] */
@@ -47,6 +50,7 @@ void gc_init(void)
     if (n_generations > GC_MAX_GENERATIONS)
         msg_fatal(1, "-G%u: at most %d generations are supported", n_generations,
                   GC_MAX_GENERATIONS);
+    gc_thread *gct = &gc_threads[0];
     memset(gct, 0, sizeof *gct);
     for (uint32_t g = 0; g < n_generations; g++)
         gct->ws[g].gen = &generations[g];
@@ -66,7 +70,7 @@ void gc_exit(void)
     }
 }
 
-StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size)
+StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
 {
     bdescr *bd = ws->todo_bd;
     if (size > BLOCK_SIZE_W)
@@ -96,24 +100,7 @@ StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size)
     return ws->todo_free;
 }
 
-static void prepare_collected_gen(generation *gen)
-{
-    gen->old_blocks = gen->blocks;
-    gen->n_old_blocks = gen->n_blocks;
-    for (bdescr *bd = gen->old_blocks; bd; bd = bd->link)
-        bd->flags &= (uint16_t)~BF_EVACUATED;
-    gen->blocks = NULL;
-    gen->n_blocks = 0;
-    gen->n_words = 0;
-    gen->old_large_objects = gen->large_objects;
-    for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
-        bd->flags &= (uint16_t)~BF_EVACUATED;
-    gen->large_objects = NULL;
-    gen->n_large_blocks = 0;
-    gen->n_large_words = 0;
-}
-
-static void prepare(uint32_t N)
+static void prepare(gc_thread *gct, uint32_t N)
 {
     for (uint32_t c = 0; c < n_capabilities; c++) {
         Capability *cap = capabilities[c];
@@ -135,7 +122,7 @@ static void prepare(uint32_t N)
         }
     }
     for (uint32_t g = 0; g <= N; g++)
-        prepare_collected_gen(&generations[g]);
+        generations[g].policy->prepare(gct, &generations[g]);
     for (uint32_t g = 0; g < n_generations; g++) {
         gen_workspace *ws = &gct->ws[g];
         ws->todo_bd = NULL;
@@ -149,47 +136,18 @@ static void prepare(uint32_t N)
     gct->scan_bd = NULL;
 }
 
-/* Move a workspace's to-space blocks and large objects into its generation. */
-static void finish_workspace(gen_workspace *ws)
-{
-    generation *gen = ws->gen;
-    bdescr *bd = ws->todo_bd;
-    if (bd) {
-        bd->free = ws->todo_free;
-        if (bd->free == bd->start) {
-            bd_free_group_lock(bd);
-        } else {
-            bd->link = ws->scavd_list;
-            ws->scavd_list = bd;
-        }
-        ws->todo_bd = NULL;
-    }
-    /* These are the blocks this collection copied into: they count the copying. */
-    for (bdescr *next; (bd = ws->scavd_list) != NULL; ws->scavd_list = next) {
-        next = bd->link;
-        bd->link = gen->blocks;
-        gen->blocks = bd;
-        gen->n_blocks += bd->blocks;
-        gen->n_words += bd_words(bd);
-        gct->copied_words += bd_words(bd);
-    }
-    for (bdescr *next; (bd = ws->large_done) != NULL; ws->large_done = next) {
-        next = bd->link;
-        sm_link_large(gen, bd);
-    }
-}
+/* The copying policy's root visitor: evacuate each root. */
+typedef struct {
+    RootVisitor v;
+    gc_thread *gct;
+} EvacVisitor;
 
-static void free_dead_large_objects(generation *gen)
+static void evac_root(RootVisitor *v, StgClosure **slot, RootKind kind)
 {
-    bdescr *bd = gen->old_large_objects;
-    gen->old_large_objects = NULL;
-    sm_lock();
-    while (bd) {
-        bdescr *next = bd->link;
-        bd_free_group(bd);
-        bd = next;
-    }
-    sm_unlock();
+    gc_thread *gct = ((EvacVisitor *)v)->gct;
+    /* A CAF's value belongs to the oldest generation (Note [CAFs and SRTs]). */
+    gct->evac_gen_no = kind == ROOT_CAF ? oldest_gen->no : 0;
+    evacuate(gct, slot);
 }
 
 void gc_collect(Capability *cap, bool force_major, GcReason reason)
@@ -212,40 +170,28 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
         sanity_check_heap("before GC", false);
 #endif
 
-    prepare(N);
-    statics_gc_start(major);
+    gc_thread *gct = &gc_threads[0];
+    prepare(gct, N);
+    statics_gc_start(gct, major);
     weak_gc_start();
 
-    /* Roots. */
-    scav_mut_lists(saved_mut_lists, N);
-    gct->evac_gen_no = 0;
-    for (uint32_t c = 0; c < n_capabilities; c++) {
-        Capability *cap_c = capabilities[c];
-        if (cap_c->r.tso)
-            evacuate((StgClosure **)&cap_c->r.tso);
-        for (uint32_t i = 0; i < sizeof cap_c->scratch / sizeof cap_c->scratch[0]; i++)
-            evacuate(&cap_c->scratch[i]);
-    }
-    threads_evacuate_roots();
-    stable_ptr_evacuate_roots();
-    statics_evacuate_cafs();
+    /* Roots (Note [The root visitor] in roots.h). */
+    scav_mut_lists(gct, saved_mut_lists, N);
+    EvacVisitor ev = {{evac_root}, gct};
+    roots_visit(&ev.v, ROOTS_REACHABILITY);
 
-    scav_loop();
-    while (weak_traverse())
-        scav_loop();
+    scav_loop(gct);
+    while (weak_traverse(gct))
+        scav_loop(gct);
     weak_gc_dead();
     stable_name_gc();
-    statics_gc_end();
+    statics_gc_end(gct);
 
-    /* Finish. */
+    /* Finish (Note [Generation policies] in policy.h). */
     for (uint32_t g = 0; g < n_generations; g++)
-        finish_workspace(&gct->ws[g]);
+        generations[g].policy->finish(gct, &generations[g], g <= N);
     for (uint32_t g = 0; g <= N; g++) {
         generation *gen = &generations[g];
-        bd_free_chain_lock(gen->old_blocks);
-        gen->old_blocks = NULL;
-        gen->n_old_blocks = 0;
-        free_dead_large_objects(gen);
         gen->collections++;
         for (uint32_t c = 0; c < n_capabilities; c++) {
             bd_free_chain_lock(saved_mut_lists[c][g]);

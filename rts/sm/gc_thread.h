@@ -38,7 +38,7 @@ typedef struct {
     bdescr *large_done; /* large objects reached in this GC (link) */
 } gen_workspace;
 
-typedef struct {
+typedef struct gc_thread_ {
     Capability *cap;         /* where remembered-set entries go */
     uint32_t evac_gen_no;    /* copy to at least this generation */
     bool eager_promotion;    /* promote to evac_gen_no rather than fail */
@@ -52,23 +52,22 @@ typedef struct {
 } gc_thread;
 
 /*
- * The collecting thread's state. A directly addressed object rather than a
- * pointer: with -fno-strict-aliasing every store in the copy loop would
- * otherwise force gct (and gct->ws) to be reloaded. The parallel collector
- * will make this thread-local.
+ * The collector's state is passed explicitly, as `gct`, to every function
+ * of a collection (STYLE.md: no hidden globals on hot paths): each GC
+ * thread of the parallel collector has its own. In a register it costs
+ * nothing; a global pointer would have to be reloaded after every store
+ * under -fno-strict-aliasing.
  */
-extern gc_thread gc_thread_0;
-#define gct (&gc_thread_0)
 
 /* Retire ws->todo_bd and start a fresh block with room for `size` words. */
-StgPtr gc_todo_block_full(gen_workspace *ws, StgWord size);
+StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size);
 
-RTS_INLINE StgPtr gc_alloc_for_copy(StgWord size, uint32_t gen_no)
+RTS_INLINE StgPtr gc_alloc_for_copy(gc_thread *gct, StgWord size, uint32_t gen_no)
 {
     gen_workspace *ws = &gct->ws[gen_no];
     StgPtr to = ws->todo_free;
     if (RTS_UNLIKELY(to + size > ws->todo_lim))
-        to = gc_todo_block_full(ws, size);
+        to = gc_todo_block_full(gct, ws, size);
     ws->todo_free = to + size;
     __builtin_prefetch(to + 64, 1); /* the to-space line after next: its store misses overlap */
     return to;

@@ -6,6 +6,8 @@
 #include "sm/block.h"
 #include "sm/evac.h"
 #include "sm/mblock.h"
+#include "sm/policy.h"
+#include "sm/storage.h"
 
 bool gc_is_alive(StgClosure **pp)
 {
@@ -22,13 +24,13 @@ bool gc_is_alive(StgClosure **pp)
             *pp = p;
             return true;
         }
-        if (bd->flags & BF_LARGE)
-            return false;
-        if (is_forwarded(q)) {
-            *pp = TAG_CLOSURE(tag, forwardee(q));
+        /* In a generation being collected: its policy knows. */
+        StgClosure *now = bd->gen->policy->is_alive(bd, q);
+        if (now) {
+            *pp = TAG_CLOSURE(tag, now);
             return true;
         }
-        if (q->info->type != IND)
+        if ((bd->flags & BF_LARGE) || q->info->type != IND)
             return false;
         p = ((StgInd *)q)->indirectee;
     }

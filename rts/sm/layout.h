@@ -9,12 +9,17 @@
  *
  * Note [Heap walkability]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
- * Every block's words [start, free) are a sequence of objects, each
- * beginning with a non-zero info pointer, separated only by zero words
- * ("slop"). When an object shrinks in place (a thunk overwritten by an IND,
- * a thunk turned into a BLACKHOLE) the words it gives up are zeroed, so a
- * linear walk can always step from one object to the next: after an object,
- * skip zero words. The sanity checker and heap census rely on this.
+ * While sm_zero_slop is set (the debug way, heap profiling, any collector
+ * that walks blocks linearly), every block's words [start, free) are a
+ * sequence of objects, each beginning with a non-zero info pointer,
+ * separated only by zero words ("slop"): when an object shrinks in place (a
+ * thunk overwritten by an IND, a thunk turned into a BLACKHOLE) the words it
+ * gives up are zeroed, so a linear walk can step from one object to the
+ * next: after an object, skip zero words. The sanity checker and the heap
+ * census rely on this. Otherwise nothing walks a block that may hold an
+ * updated thunk (copying collection walks only to-space, which holds
+ * copies), and updates skip the zeroing, as GHC's do outside its debug and
+ * profiling ways.
  */
 #ifndef RTS_SM_LAYOUT_H
 #define RTS_SM_LAYOUT_H

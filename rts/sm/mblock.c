@@ -32,6 +32,9 @@ static uint64_t hw;        /* megablocks [0, hw) have been used at some time */
 static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
 static bool lazy_return;
 static MBlockFailure last_failure;
+/* The symmetric region (Note [The symmetric region]); 0 bytes when none. */
+static uintptr_t fixed_base;
+static uint64_t fixed_bytes;
 
 MBlockFailure mblock_last_failure(void)
 {
@@ -39,9 +42,31 @@ MBlockFailure mblock_last_failure(void)
 }
 
 #define MIN_RESERVATION ((uint64_t)256 << 20)
+/*
+ * -xb below this draws GHC's warning: the low 8 GiB is where the program,
+ * its libraries and malloc live (GHC's osReserveHeapMemory). The hint is
+ * still tried; the kernel places the heap elsewhere if it is taken.
+ */
+#define MIN_HEAP_BASE ((uintptr_t)8 << 30)
+
+/*
+ * Where to ask for a reservation of `size` bytes: -xb, else below the
+ * symmetric region if there is one (Note [The symmetric region]), a guard
+ * megablock apart since os_reserve maps one alignment unit more than it
+ * keeps and all of it must be free.
+ */
+static uintptr_t reservation_hint(uint64_t size)
+{
+    if (rts_flags.gc.heap_base || !fixed_bytes || fixed_base <= size + MBLOCK_SIZE)
+        return rts_flags.gc.heap_base;
+    return fixed_base - size - MBLOCK_SIZE;
+}
 
 void mblock_init(void)
 {
+    if (rts_flags.gc.heap_base != 0 && rts_flags.gc.heap_base < MIN_HEAP_BASE)
+        msg_error("Provided heap start address %p is lower than minimum address %p",
+                  (void *)rts_flags.gc.heap_base, (void *)MIN_HEAP_BASE);
     uint64_t want = rts_flags.gc.address_space_bytes;
     uint64_t size = want & ~(uint64_t)MBLOCK_MASK;
     if (size < MBLOCK_SIZE)
@@ -50,10 +75,10 @@ void mblock_init(void)
      * -xr is a request: when the OS (ulimit -v, a small address space)
      * refuses, halve it down to a floor rather than fail at start-up.
      */
-    void *p = os_reserve(size, MBLOCK_SIZE, rts_flags.gc.heap_base);
+    void *p = os_reserve(size, MBLOCK_SIZE, reservation_hint(size));
     while (!p && size / 2 >= MIN_RESERVATION) {
         size /= 2;
-        p = os_reserve(size, MBLOCK_SIZE, rts_flags.gc.heap_base);
+        p = os_reserve(size, MBLOCK_SIZE, reservation_hint(size));
     }
     if (!p)
         msg_fatal(EXIT_INTERNAL_ERROR,
@@ -78,6 +103,40 @@ void mblock_exit(void)
     }
     free(state);
     state = NULL;
+}
+
+bool mblock_claim_fixed(uintptr_t base, uint64_t bytes)
+{
+    if (fixed_bytes || bytes == 0 || ((base | bytes) & MBLOCK_MASK) || base + bytes < base)
+        return false;
+    uintptr_t end = mblock_heap_base + mblock_heap_size;
+    if (mblock_heap_size && base < end && base + bytes > mblock_heap_base) {
+        /* Inside the reservation: only its never-used top can be given up. */
+        if (base < mblock_high_water() || base + bytes > end || base == mblock_heap_base)
+            return false;
+        if (base + bytes < end)
+            os_release((void *)(base + bytes), end - (base + bytes));
+        mblock_heap_size = base - mblock_heap_base;
+        n_mblocks = mblock_heap_size >> MBLOCK_SHIFT;
+    } else {
+        void *p = os_reserve(bytes, MBLOCK_SIZE, base);
+        if (p != (void *)base) {
+            if (p)
+                os_release(p, bytes);
+            return false;
+        }
+    }
+    fixed_base = base;
+    fixed_bytes = bytes;
+    return true;
+}
+
+void mblock_unclaim_fixed(void)
+{
+    if (fixed_bytes)
+        os_release((void *)fixed_base, fixed_bytes);
+    fixed_base = 0;
+    fixed_bytes = 0;
 }
 
 static void *mb_addr(uint64_t i)

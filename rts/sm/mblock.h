@@ -61,6 +61,29 @@ void *mblock_next_in_use(void *prev);
 /* End of the part of the reservation ever used (for heap-wide bitmaps). */
 uintptr_t mblock_high_water(void);
 
+/*
+ * Note [The symmetric region]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The symmetric heap (rts/shmem) must sit at the same address in every PE
+ * and outside the collected heap (never moved, never scanned: not
+ * HEAP_ALLOCED). It takes a fixed range [base, base+bytes) of hsrts's
+ * address space: if the heap's reservation already covers the range and
+ * none of those megablocks was ever used, the reservation gives up its top
+ * from base on (so the two are one contiguous span); otherwise the range is
+ * reserved on its own at exactly base, and a heap reservation made later
+ * (hs_init after shmem_init) is placed directly below it, one unmapped
+ * guard megablock apart, when -xb does not say where. One region at a
+ * time; no lock (the symmetric heap is set up before and torn down after
+ * any other thread can allocate megablocks).
+ */
+/*
+ * Claim [base, base+bytes) (megablock multiples) as the symmetric region,
+ * reserved and inaccessible. false if the address range is not free.
+ */
+bool mblock_claim_fixed(uintptr_t base, uint64_t bytes);
+/* Give the region back to the OS. */
+void mblock_unclaim_fixed(void);
+
 uint64_t mblock_n_in_use(void);
 uint64_t mblock_n_committed(void);
 uint64_t mblock_peak_committed(void);

@@ -18,6 +18,8 @@
 #include "sm/layout.h"
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
+#include "sm/scan.h"
 #include "sm/storage.h"
 #include "sm/statics.h"
 #include "sm/weak.h"
@@ -198,14 +200,22 @@ static void walk_objects(StgPtr p, StgPtr end, void (*f)(StgClosure *))
     }
 }
 
+/* A generation's objects come from its policy's walk; the shape is checked before use. */
+typedef struct {
+    void (*f)(StgClosure *);
+} WalkFn;
+
+static void walk_checked(StgClosure *q, void *ctx)
+{
+    check_object_shape(q, Bdescr(q)->free);
+    ((WalkFn *)ctx)->f(q);
+}
+
 static void walk_heap(void (*f)(StgClosure *))
 {
-    for (uint32_t g = 0; g < n_generations; g++) {
-        for (bdescr *bd = generations[g].blocks; bd; bd = bd->link)
-            walk_objects(bd->start, bd->free, f);
-        for (bdescr *bd = generations[g].large_objects; bd; bd = bd->link)
-            walk_objects(bd->start, bd->free, f);
-    }
+    WalkFn fn = {f};
+    for (uint32_t g = 0; g < n_generations; g++)
+        generations[g].policy->walk(&generations[g], walk_checked, &fn);
     for (uint32_t i = 0; i < n_nurseries; i++)
         for (bdescr *bd = nurseries[i].blocks; bd; bd = bd->link)
             walk_objects(bd->start, bd->free, f);
@@ -285,41 +295,33 @@ static void check_stack(StgStack *s, uint32_t gen, bool remembered)
         FAIL("stack %p has no bottom frame", (void *)s);
 }
 
+/* Check q's pointer fields: the ones its scan class (scan.h) says tracing follows. */
 static void check_fields(StgClosure *q)
 {
     const StgInfoTable *info = q->info;
     uint32_t gen = Bdescr(q)->gen_no;
     bool remembered = gen > 0 && rset_has((StgWord)q);
-    switch (info->type) {
-    case STACK:
+    ScanInfo si = scan_info(q, info, 0);
+    StgClosure **fields = (StgClosure **)q + si.ptr_off;
+    switch (si.cls) {
+    case SCAN_STACK:
         check_stack((StgStack *)q, gen, remembered);
         return;
-    case WEAK:
+    case SCAN_WEAK:
         /* The weak table is visited by every collection: no remembered set needed. */
         remembered = true;
         break;
-    case MUT_ARR_PTRS_CLEAN:
-    case MUT_ARR_PTRS_DIRTY:
-    case MUT_ARR_PTRS_FROZEN_CLEAN:
-    case MUT_ARR_PTRS_FROZEN_DIRTY: {
+    case SCAN_CARDS: {
         StgMutArrPtrs *a = (StgMutArrPtrs *)q;
         uint8_t *cards = mut_arr_ptrs_cards(a);
         for (StgWord i = 0; i < a->ptrs; i++)
             check_pointer(q, &a->payload[i], gen, remembered && cards[i >> MUT_ARR_PTRS_CARD_BITS]);
         return;
     }
-    case THUNK:
-    case AP:
-    case THUNK_SELECTOR:
-        if (((StgThunk *)q)->slot & 1)
-            return; /* under evaluation: its free variables may be dead */
-        break;
     default:
         break;
     }
-    Layout l = layout_of(q, info);
-    StgClosure **fields = (StgClosure **)q + l.ptr_off;
-    for (uint32_t i = 0; i < l.n_ptrs; i++)
+    for (uint32_t i = 0; i < si.n_ptrs; i++)
         check_pointer(q, &fields[i], gen, remembered);
 }
 

@@ -9,16 +9,18 @@
 #include "sm/evac.h"
 #include "sm/layout.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
+#include "sm/roots.h"
+#include "sm/scan.h"
 #include "sm/statics.h"
 #include "flags/flags.h"
 
 uint64_t scav_cards_scanned;
-uint64_t scav_frames_squeezed;
 
-RTS_INLINE void scav_range(StgClosure **fields, StgWord n)
+RTS_INLINE void scav_range(gc_thread *gct, StgClosure **fields, StgWord n)
 {
     for (StgWord i = 0; i < n; i++)
-        evacuate(&fields[i]);
+        evacuate(gct, &fields[i]);
 }
 
 bool scav_stack_is_active(const StgStack *s)
@@ -29,40 +31,10 @@ bool scav_stack_is_active(const StgStack *s)
     return false;
 }
 
-/*
- * Note [Squeezing]
- * ~~~~~~~~~~~~~~~~~
- * Two update frames next to each other on a stack mean the lower thunk's
- * value is the upper thunk's value (the lower one's entry code tail-called
- * the evaluation of the upper one). Unless -Z, the collector turns the
- * lower thunk into an indirection to the upper one now, so it and its
- * free variables need not survive until the evaluation ends, and points
- * the lower frame at the upper thunk; when that frame is popped its
- * updatee is already an indirection and is left alone (rts/eval.c).
- * GHC also removes the lower frame, but our frames are not compacted: C
- * code holds pointers to frames further down (Note [Moving frames] in
- * threads.h). Only a lower thunk in from-space that no one has evacuated
- * yet is squeezed; otherwise the frames are left as they are.
- */
-static void squeeze(StgUpdateFrame *upper, StgUpdateFrame *lower)
-{
-    StgClosure *a = upper->updatee, *b = UNTAG(lower->updatee);
-    if (UNTAG(a) == b || !HEAP_ALLOCED(b))
-        return;
-    bdescr *bd = Bdescr(b);
-    if ((bd->flags & (BF_EVACUATED | BF_LARGE)) || is_forwarded(b))
-        return;
-    ((StgInd *)b)->indirectee = a;
-    b->info = &stg_IND_info;
-    lower->updatee = a;
-    scav_frames_squeezed++;
-}
-
-static void scav_stack_frames(StgStack *s)
+static void scav_stack_frames(gc_thread *gct, StgStack *s)
 {
     StgPtr p = s->sp;
     StgPtr end = s->stack + s->stack_size;
-    bool squeezing = rts_flags.gc.squeeze_update_frames;
     while (p < end) {
         const StgInfoTable *info = ((StgClosure *)p)->info;
         FrameLayout f = layout_frame(p, info);
@@ -70,18 +42,15 @@ static void scav_stack_frames(StgStack *s)
             msg_fatal(EXIT_INTERNAL_ERROR,
                       "scavenge: bad stack frame at %p (info %p) in stack %p; the stack is corrupt",
                       (void *)p, (const void *)info, (void *)s);
-        if (squeezing && info->type == UPDATE_FRAME && p + f.size < end &&
-            ((StgClosure *)(p + f.size))->info == &stg_UPDATE_FRAME_info)
-            squeeze((StgUpdateFrame *)p, (StgUpdateFrame *)(p + f.size));
         if (gct->mark_statics && info->srt)
-            statics_mark_srt(info->srt);
+            statics_mark_srt(gct, info->srt);
         StgClosure **slots = (StgClosure **)(p + f.first_slot);
         if (f.all_ptrs) {
-            scav_range(slots, f.n_slots);
+            scav_range(gct, slots, f.n_slots);
         } else {
             for (StgWord i = 0; i < f.n_slots; i++)
                 if (frame_slot_is_ptr(&f, i))
-                    evacuate(&slots[i]);
+                    evacuate(gct, &slots[i]);
         }
         if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
             break;
@@ -94,7 +63,7 @@ static void scav_stack_frames(StgStack *s)
  * the dirty cards (an old array from a remembered set). Each card ends up
  * marked iff it still points young; the header says whether any does.
  */
-static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
+static void scav_mut_arr(gc_thread *gct, StgMutArrPtrs *a, bool dirty_cards_only)
 {
     uint8_t *cards = mut_arr_ptrs_cards(a);
     StgWord n_cards = (a->ptrs + (1u << MUT_ARR_PTRS_CARD_BITS) - 1) >> MUT_ARR_PTRS_CARD_BITS;
@@ -109,7 +78,7 @@ static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
         if (hi > a->ptrs)
             hi = a->ptrs;
         gct->failed_to_evac = false;
-        scav_range(&a->payload[lo], hi - lo);
+        scav_range(gct, &a->payload[lo], hi - lo);
         scav_cards_scanned++;
         cards[c] = gct->failed_to_evac;
         any |= gct->failed_to_evac;
@@ -124,117 +93,99 @@ static void scav_mut_arr(StgMutArrPtrs *a, bool dirty_cards_only)
     gct->failed_to_evac = any;
 }
 
+/* Fields of a mutable object: not eagerly promoted (it will be written again). */
+RTS_INLINE void scav_mutable_fields(gc_thread *gct, StgClosure **fields, StgWord n)
+{
+    bool saved = gct->eager_promotion;
+    gct->eager_promotion = false;
+    scav_range(gct, fields, n);
+    gct->eager_promotion = saved;
+}
+
+/* After scavenging a mutable object: clean if nothing in it points young any more. */
+static void set_clean_or_dirty(gc_thread *gct, StgClosure *q, uint32_t type)
+{
+    bool dirty = gct->failed_to_evac;
+    switch (type) {
+    case MUT_VAR_CLEAN:
+    case MUT_VAR_DIRTY:
+        q->info = dirty ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
+        break;
+    case SMALL_MUT_ARR_PTRS_CLEAN:
+    case SMALL_MUT_ARR_PTRS_DIRTY:
+        q->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
+        break;
+    default: /* frozen */
+        q->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                        : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        break;
+    }
+}
+
 /*
  * Scavenge one object in place; returns its size. Sets gct->failed_to_evac
  * when the object must stay on (or go onto) a remembered set.
  * `from_mut_list`: the object is an old one taken from a remembered set.
+ * What is followed is the object's scan class (scan.h).
  */
-static StgWord scav_object(StgClosure *q, bool from_mut_list)
+static StgWord scav_object(gc_thread *gct, StgClosure *q, bool from_mut_list)
 {
     const StgInfoTable *info = q->info;
-    Layout l;
+    ScanInfo si = scan_info(q, info, 0);
+    StgClosure **fields = (StgClosure **)q + si.ptr_off;
 
-    switch (info->type) {
-    case CONSTR:
-        scav_range(q->payload, info->ptrs);
-        return 1 + (StgWord)info->ptrs + info->nptrs;
+    switch (si.cls) {
+    case SCAN_FIELDS:
+        scav_range(gct, fields, si.n_ptrs);
+        return si.size;
 
-    case FUN:
-        if (gct->mark_statics && info->srt)
-            statics_mark_srt(info->srt);
-        scav_range(q->payload, info->ptrs);
-        return 1 + (StgWord)info->ptrs + info->nptrs;
+    case SCAN_NONE:
+    case SCAN_WEAK: /* weak pointers' fields belong to the weak phase (Note [Weak pointers]) */
+        if (si.size == 0)
+            evac_bad_object(q, "scavenge");
+        return si.size;
 
-    case WEAK:
-        /* Weak pointers' fields belong to the weak phase (Note [Weak pointers]). */
-        return SIZEOF_W(StgWeak);
+    case SCAN_CODE:
+        if (gct->mark_statics && si.srt)
+            statics_mark_srt(gct, si.srt);
+        scav_range(gct, fields, si.n_ptrs);
+        return si.size;
 
-    case THUNK:
-    case AP:
-    case THUNK_SELECTOR:
-        if (gct->mark_statics && info->srt)
-            statics_mark_srt(info->srt);
-        l = layout_of(q, info);
-        /* A thunk under evaluation left in place: its free variables are dead. */
-        if (!(((StgThunk *)q)->slot & 1))
-            scav_range((StgClosure **)q + l.ptr_off, l.n_ptrs);
-        return l.size;
+    case SCAN_MUTABLE:
+        scav_mutable_fields(gct, fields, si.n_ptrs);
+        set_clean_or_dirty(gct, q, info->type);
+        return si.size;
 
-    case MUT_VAR_CLEAN:
-    case MUT_VAR_DIRTY: {
-        StgMutVar *mv = (StgMutVar *)q;
-        bool saved = gct->eager_promotion;
-        gct->eager_promotion = false;
-        evacuate(&mv->var);
-        gct->eager_promotion = saved;
-        mv->info = gct->failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
-        return 2;
-    }
+    case SCAN_CARDS:
+        scav_mut_arr(gct, (StgMutArrPtrs *)q, from_mut_list);
+        return si.size;
 
-    case MUT_ARR_PTRS_CLEAN:
-    case MUT_ARR_PTRS_DIRTY:
-    case MUT_ARR_PTRS_FROZEN_CLEAN:
-    case MUT_ARR_PTRS_FROZEN_DIRTY:
-        scav_mut_arr((StgMutArrPtrs *)q, from_mut_list);
-        return layout_of(q, info).size;
-
-    case SMALL_MUT_ARR_PTRS_CLEAN:
-    case SMALL_MUT_ARR_PTRS_DIRTY:
-    case SMALL_MUT_ARR_PTRS_FROZEN_CLEAN:
-    case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY: {
-        StgSmallMutArrPtrs *a = (StgSmallMutArrPtrs *)q;
-        bool saved = gct->eager_promotion;
-        gct->eager_promotion = false;
-        scav_range(a->payload, a->ptrs);
-        gct->eager_promotion = saved;
-        bool frozen = info->type == SMALL_MUT_ARR_PTRS_FROZEN_CLEAN ||
-                      info->type == SMALL_MUT_ARR_PTRS_FROZEN_DIRTY;
-        bool dirty = gct->failed_to_evac;
-        if (frozen)
-            a->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
-                            : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
-        else
-            a->info =
-                dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
-        return SIZEOF_W(StgSmallMutArrPtrs) + a->ptrs;
-    }
-
-    case TSO: {
+    case SCAN_TSO: {
         StgTSO *t = (StgTSO *)q;
-        bool saved = gct->eager_promotion;
-        gct->eager_promotion = false;
-        evacuate((StgClosure **)&t->link);
-        evacuate((StgClosure **)&t->stackobj);
-        gct->eager_promotion = saved;
+        scav_mutable_fields(gct, fields, si.n_ptrs);
         /* A spare chunk is reachable from nowhere else: it dies here. */
         t->spare = NULL;
         if (gct->failed_to_evac)
             t->flags |= TSO_DIRTY;
         else
             t->flags &= ~(StgWord)TSO_DIRTY;
-        return 1 + (StgWord)info->ptrs + info->nptrs;
+        return si.size;
     }
 
-    case STACK: {
+    case SCAN_STACK: {
         StgStack *s = (StgStack *)q;
         bool saved = gct->eager_promotion;
         gct->eager_promotion = false;
-        scav_stack_frames(s);
+        scav_stack_frames(gct, s);
         gct->eager_promotion = saved;
         /* The chunk a thread is running on will be written again: keep it remembered. */
         if (scav_stack_is_active(s))
             gct->failed_to_evac = true;
         s->dirty = gct->failed_to_evac;
-        return SIZEOF_W(StgStack) + s->stack_size;
+        return si.size;
     }
-
-    default:
-        l = layout_of(q, info);
-        if (l.size == 0)
-            evac_bad_object(q, "scavenge");
-        scav_range((StgClosure **)q + l.ptr_off, l.n_ptrs);
-        return l.size;
     }
+    evac_bad_object(q, "scavenge");
 }
 
 static void push_scanned(gen_workspace *ws, bdescr *bd)
@@ -244,7 +195,7 @@ static void push_scanned(gen_workspace *ws, bdescr *bd)
 }
 
 /* Cheney-scan a to-space block from its scan pointer. */
-static void scav_block(gen_workspace *ws, bdescr *bd)
+static void scav_block(gc_thread *gct, gen_workspace *ws, bdescr *bd)
 {
     uint32_t gen_no = bd->gen_no;
     StgPtr p = bd->u.scan;
@@ -256,7 +207,7 @@ static void scav_block(gen_workspace *ws, bdescr *bd)
         if (p >= lim)
             break;
         gct->failed_to_evac = false;
-        StgWord size = scav_object((StgClosure *)p, false);
+        StgWord size = scav_object(gct, (StgClosure *)p, false);
         if (gct->failed_to_evac && gen_no > 0)
             mut_list_record(gct->cap, (StgClosure *)p, gen_no);
         p += size;
@@ -267,70 +218,75 @@ static void scav_block(gen_workspace *ws, bdescr *bd)
         push_scanned(ws, bd);
 }
 
-static void scav_large(gen_workspace *ws, bdescr *bd)
+static void scav_large(gc_thread *gct, gen_workspace *ws, bdescr *bd)
 {
     gct->evac_gen_no = bd->gen_no;
     gct->failed_to_evac = false;
-    scav_object((StgClosure *)bd->start, false);
+    scav_object(gct, (StgClosure *)bd->start, false);
     if (gct->failed_to_evac && bd->gen_no > 0)
         mut_list_record(gct->cap, (StgClosure *)bd->start, bd->gen_no);
     bd->link = ws->large_done;
     ws->large_done = bd;
 }
 
-void scav_loop(void)
+bool scav_workspace(gc_thread *gct, gen_workspace *ws)
+{
+    bool work = false;
+    bdescr *bd;
+    while ((bd = ws->todo_large) != NULL) {
+        ws->todo_large = bd->link;
+        scav_large(gct, ws, bd);
+        work = true;
+    }
+    while ((bd = ws->todo_q) != NULL) {
+        ws->todo_q = bd->link;
+        scav_block(gct, ws, bd);
+        work = true;
+    }
+    bd = ws->todo_bd;
+    if (bd && bd->u.scan < ws->todo_free) {
+        scav_block(gct, ws, bd);
+        work = true;
+    }
+    return work;
+}
+
+void scav_loop(gc_thread *gct)
 {
     bool work;
     do {
         work = false;
-        for (uint32_t g = 0; g < n_generations; g++) {
-            gen_workspace *ws = &gct->ws[g];
-            bdescr *bd;
-            while ((bd = ws->todo_large) != NULL) {
-                ws->todo_large = bd->link;
-                scav_large(ws, bd);
+        for (uint32_t g = 0; g < n_generations; g++)
+            if (generations[g].policy->scan(gct, &generations[g]))
                 work = true;
-            }
-            while ((bd = ws->todo_q) != NULL) {
-                ws->todo_q = bd->link;
-                scav_block(ws, bd);
-                work = true;
-            }
-            bd = ws->todo_bd;
-            if (bd && bd->u.scan < ws->todo_free) {
-                scav_block(ws, bd);
-                work = true;
-            }
-        }
-        if (statics_scavenge())
+        if (statics_scavenge(gct))
             work = true;
         gct->scav_find_work++;
     } while (work);
 }
 
-void scav_mut_lists(bdescr ***saved, uint32_t N)
+/* One remembered object of generation g, as a root (roots_visit_remembered). */
+static void scav_remembered(void *ctx, StgClosure *q, uint32_t g)
 {
-    for (uint32_t c = 0; c < n_capabilities; c++) {
+    gc_thread *gct = ctx;
+    uint32_t type = q->info->type;
+    /* Cleaned since it was recorded (it is already off the set). */
+    if (type == MUT_VAR_CLEAN || type == MUT_ARR_PTRS_CLEAN || type == SMALL_MUT_ARR_PTRS_CLEAN ||
+        (type == STACK && !((StgStack *)q)->dirty))
+        return;
+    gct->evac_gen_no = g;
+    gct->failed_to_evac = false;
+    scav_object(gct, q, true);
+    if (gct->failed_to_evac)
+        mut_list_record(gct->cap, q, g);
+}
+
+void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N)
+{
+    roots_visit_remembered(saved, N, scav_remembered, gct);
+    for (uint32_t c = 0; c < n_capabilities; c++)
         for (uint32_t g = N + 1; g < n_generations; g++) {
-            bdescr *bd = saved[c][g];
-            gct->evac_gen_no = g;
-            for (; bd; bd = bd->link) {
-                for (StgPtr e = bd->start; e < bd->free; e++) {
-                    StgClosure *q = (StgClosure *)*e;
-                    uint32_t type = q->info->type;
-                    /* Cleaned since it was recorded (it is already off the set). */
-                    if (type == MUT_VAR_CLEAN || type == MUT_ARR_PTRS_CLEAN ||
-                        type == SMALL_MUT_ARR_PTRS_CLEAN ||
-                        (type == STACK && !((StgStack *)q)->dirty))
-                        continue;
-                    gct->failed_to_evac = false;
-                    scav_object(q, true);
-                    if (gct->failed_to_evac)
-                        mut_list_record(gct->cap, q, g);
-                }
-            }
             bd_free_chain_lock(saved[c][g]);
             saved[c][g] = NULL;
         }
-    }
 }

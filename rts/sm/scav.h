@@ -12,14 +12,16 @@
  * taken from the capabilities at the start of the collection), freeing
  * them; entries that still point young are re-recorded.
  */
-void scav_mut_lists(bdescr ***saved, uint32_t N);
+void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N);
 
-/* Scavenge until every workspace is fully scanned. */
-void scav_loop(void);
+/* Scavenge until every generation's pending work is done (its policy's scan). */
+void scav_loop(gc_thread *gct);
 
-/* Counters since start-up: array cards scanned, update frames squeezed. */
+/* The copying policy's scan: the workspace's unscanned blocks and large objects. */
+bool scav_workspace(gc_thread *gct, gen_workspace *ws);
+
+/* Counter since start-up: array cards scanned. */
 extern uint64_t scav_cards_scanned;
-extern uint64_t scav_frames_squeezed;
 
 /* Is this STACK chunk the current chunk of some capability's thread? */
 bool scav_stack_is_active(const StgStack *s);

@@ -10,6 +10,7 @@
 #include "sm/evac.h"
 #include "sm/ptrset.h"
 #include "sm/storage.h"
+#include "startup.h"
 
 static StgCAF **cafs;
 static uint32_t n_cafs, cafs_cap;
@@ -39,8 +40,11 @@ void statics_exit(void)
     n_work = work_cap = 0;
 }
 
+/* May come before hs_init. See Note [Calls outside hs_init .. hs_exit] in startup.h. */
 void setKeepCAFs(void)
 {
+    if (startup_shut_down())
+        startup_not_running("setKeepCAFs");
     keep = true;
 }
 
@@ -63,12 +67,13 @@ static void revert(StgCAF *caf)
 
 void revertCAFs(void)
 {
+    startup_require_running("revertCAFs");
     for (uint32_t i = 0; i < n_cafs; i++)
         revert(cafs[i]);
     n_cafs = 0;
 }
 
-void statics_gc_start(bool major)
+void statics_gc_start(gc_thread *gct, bool major)
 {
     marking = major && !keep;
     gct->mark_statics = marking;
@@ -77,19 +82,16 @@ void statics_gc_start(bool major)
     n_work = 0;
 }
 
-void statics_evacuate_cafs(void)
+void statics_visit_caf_roots(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 {
     if (marking)
         return; /* a major GC keeps only the CAFs it reaches */
-    uint32_t saved = gct->evac_gen_no;
-    gct->evac_gen_no = oldest_gen->no;
     for (uint32_t i = 0; i < n_cafs; i++)
         if (cafs[i]->info->type == IND_STATIC)
-            evacuate(&cafs[i]->indirectee);
-    gct->evac_gen_no = saved;
+            f(ctx, &cafs[i]->indirectee);
 }
 
-void statics_mark(const StgClosure *q)
+void statics_mark(gc_thread *gct, const StgClosure *q)
 {
     q = UNTAG(q);
     if (q == last_marked || !marking || q == NULL)
@@ -104,13 +106,13 @@ void statics_mark(const StgClosure *q)
     work[n_work++] = q;
 }
 
-void statics_mark_srt(const StgClosure *const *srt)
+void statics_mark_srt(gc_thread *gct, const StgClosure *const *srt)
 {
     for (; srt && *srt; srt++)
-        statics_mark(*srt);
+        statics_mark(gct, *srt);
 }
 
-bool statics_scavenge(void)
+bool statics_scavenge(gc_thread *gct)
 {
     if (n_work == 0)
         return false;
@@ -122,18 +124,18 @@ bool statics_scavenge(void)
         case IND_STATIC:
             /* The value of a CAF that is still needed lives in the oldest generation. */
             gct->evac_gen_no = oldest_gen->no;
-            evacuate(&((StgCAF *)q)->indirectee);
+            evacuate(gct, &((StgCAF *)q)->indirectee);
             break;
         case THUNK_STATIC:
         case FUN_STATIC:
-            statics_mark_srt(info->srt);
+            statics_mark_srt(gct, info->srt);
             break;
         default:
             /* A static constructor: its fields are static closures too. */
             if (info->type == CONSTR_STATIC || info->type == CONSTR)
                 for (uint32_t i = 0; i < info->ptrs; i++)
                     if (q->payload[i] && !HEAP_ALLOCED(q->payload[i]))
-                        statics_mark(q->payload[i]);
+                        statics_mark(gct, q->payload[i]);
             break;
         }
     }
@@ -141,7 +143,7 @@ bool statics_scavenge(void)
     return true;
 }
 
-void statics_gc_end(void)
+void statics_gc_end(gc_thread *gct)
 {
     if (marking) {
         uint32_t kept = 0;

@@ -29,6 +29,8 @@
 
 #include "Rts.h"
 
+struct gc_thread_;
+
 void statics_init(bool keep_cafs);
 void statics_exit(void);
 
@@ -38,16 +40,29 @@ void statics_new_caf(StgCAF *caf);
 /* --- during a collection ---------------------------------------------------- */
 
 /* Start of a collection of 0..N; `major`: trace static closures. */
-void statics_gc_start(bool major);
-/* Minor collections (and keep_cafs): every registered CAF's value is a root. */
-void statics_evacuate_cafs(void);
+void statics_gc_start(struct gc_thread_ *gct, bool major);
+/*
+ * The values of the registered CAFs as roots: every one in a minor
+ * collection (and with keep_cafs), none in a major one (it keeps only the
+ * CAFs it reaches). f(ctx, slot) for each.
+ */
+void statics_visit_caf_roots(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 /* Mark a static closure reached from the heap or a root (major GCs). */
-void statics_mark(const StgClosure *q);
-void statics_mark_srt(const StgClosure *const *srt);
+void statics_mark(struct gc_thread_ *gct, const StgClosure *q);
+void statics_mark_srt(struct gc_thread_ *gct, const StgClosure *const *srt);
 /* Follow marked statics; true if there was work (scav_loop calls it). */
-bool statics_scavenge(void);
+bool statics_scavenge(struct gc_thread_ *gct);
 /* End of a major collection: revert the CAFs nobody reached. */
-void statics_gc_end(void);
+void statics_gc_end(struct gc_thread_ *gct);
+
+/*
+ * Locking: the CAF table is changed by the thread that enters a CAF (holding
+ * a capability) and by the collector (the world stopped). With one
+ * capability that is all the exclusion it needs; the threaded way guards
+ * statics_new_caf with a lock. The marked set and work list belong to the
+ * collection in progress (one GC thread follows statics; the parallel
+ * collector keeps it so).
+ */
 
 /* Registered CAFs (for the sanity checker). */
 uint32_t statics_caf_count(void);

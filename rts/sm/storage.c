@@ -12,6 +12,7 @@
 #include "sm/gc.h"
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
+#include "sm/policy.h"
 #include "sm/trigger.h"
 
 generation *generations;
@@ -23,8 +24,15 @@ StgWord sm_large_alloc_blocks;
 void nursery_init(void);
 void nursery_exit(void);
 
+bool sm_zero_slop;
+
 void sm_init(void)
 {
+#ifdef DEBUG
+    sm_zero_slop = true;
+#else
+    sm_zero_slop = rts_flags.prof.heap_prof != HEAP_PROF_NONE;
+#endif
     mblock_init();
     bd_init();
 
@@ -34,6 +42,7 @@ void sm_init(void)
     generations = hooks_calloc(n_generations, sizeof(generation), "generations");
     for (uint32_t g = 0; g < n_generations; g++) {
         generations[g].no = g;
+        generations[g].policy = &gen_policy_copying;
         generations[g].to = &generations[g + 1 < n_generations ? g + 1 : g];
     }
     g0 = &generations[0];
@@ -118,20 +127,8 @@ void sm_check(void)
 {
     for (uint32_t g = 0; g < n_generations; g++) {
         generation *gen = &generations[g];
+        gen->policy->check(gen);
         StgWord blocks = 0, words = 0;
-        for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
-            if (bd->gen != gen || bd->gen_no != g || bd->dest_no != gen->to->no ||
-                !(bd->flags & BF_EVACUATED) || (bd->flags & BF_LARGE))
-                msg_barf("sm_check: block %p of generation %u has bad fields", (void *)bd->start,
-                         g);
-            blocks += bd->blocks;
-            words += bd_words(bd);
-        }
-        if (blocks != gen->n_blocks || words != gen->n_words)
-            msg_barf("sm_check: generation %u counts %lu blocks/%lu words, has %lu/%lu", g,
-                     (unsigned long)gen->n_blocks, (unsigned long)gen->n_words,
-                     (unsigned long)blocks, (unsigned long)words);
-        blocks = words = 0;
         bdescr *prev = NULL;
         for (bdescr *bd = gen->large_objects; bd; prev = bd, bd = bd->link) {
             if (bd->u.back != prev || bd->gen != gen || !(bd->flags & BF_LARGE))
@@ -143,11 +140,4 @@ void sm_check(void)
         if (blocks != gen->n_large_blocks || words != gen->n_large_words)
             msg_barf("sm_check: generation %u large-object counts are wrong", g);
     }
-}
-
-StgStack *sm_alloc_stack(Capability *cap, StgWord words)
-{
-    StgStack *s = (StgStack *)rts_alloc_large(cap, words);
-    Bdescr(s)->flags |= BF_STACK;
-    return s;
 }

@@ -12,10 +12,15 @@
  * plain two-space collector. A large object ages the same way by being
  * relinked rather than copied.
  *
+ * Locking: generations belong to the collector (the world stopped); the
+ * mutator side touches only generation 0's large-object list
+ * (rts_alloc_large, under the capability it holds; the threaded way takes
+ * sm_lock there) and the counters it keeps.
+ *
  * Invariants of a generation outside a collection:
- *  - every block on `blocks` has gen == this, gen_no == no, dest_no ==
- *    to->no and BF_EVACUATED set (objects in it do not move unless this
- *    generation is collected); n_blocks and n_words count them;
+ *  - (copying, policy.h) every block on `blocks` has gen == this, gen_no ==
+ *    no, dest_no == to->no and BF_EVACUATED set (objects in it do not move
+ *    unless this generation is collected); n_blocks and n_words count them;
  *  - large_objects is doubly linked (link, u.back); every group on it has
  *    BF_LARGE and BF_EVACUATED; n_large_blocks / n_large_words count them;
  *  - an object in generation g that points into a generation younger than
@@ -27,9 +32,13 @@
 #include "capability.h"
 #include "sm/block_alloc.h"
 
+struct GenPolicy_;
+
 typedef struct generation_ {
     uint32_t no;
     struct generation_ *to; /* survivors' destination; itself for the oldest */
+    /* How it is collected: a row of the policy table (Note [Generation policies]). */
+    const struct GenPolicy_ *policy;
 
     bdescr *blocks;
     StgWord n_blocks;
@@ -50,6 +59,15 @@ typedef struct generation_ {
     bdescr *old_large_objects;
     StgWord live_words; /* words copied or kept in this generation by the last GC */
 } generation;
+
+/*
+ * Whether a thunk overwritten in place by a smaller object (an IND) must
+ * have the words it gives up zeroed, so that a linear walk of its block can
+ * step over them (Note [Heap walkability] in layout.h). Only the walkers
+ * need it: the sanity checker (debug way) and the heap census (-h). A
+ * collector that walks blocks linearly sets it too. Set at start-up.
+ */
+extern bool sm_zero_slop;
 
 extern generation *generations;
 extern uint32_t n_generations;
@@ -94,7 +112,10 @@ extern StgWord sm_large_alloc_blocks;
 void sm_link_large(generation *gen, bdescr *bd);
 void sm_unlink_large(generation *gen, bdescr *bd);
 
-/* Allocate a STACK chunk of `words` words total (never moves). */
+/*
+ * Allocate a STACK chunk of `words` words total (never moves; alloc.c). A
+ * size no heap can hold ends the program (Note [Impossible sizes]). May collect.
+ */
 StgStack *sm_alloc_stack(Capability *cap, StgWord words);
 
 /* Total blocks owned by generations, nurseries and remembered sets. */

@@ -9,8 +9,30 @@
  * generations must also fit beside the allocation area: a copying
  * collection of a generation of `size` blocks needs another `size` blocks
  * to copy into, so with G-1 old generations we need 2 * size * (G-1) +
- * nursery <= M, and size is lowered until that holds. If even the live
- * data does not fit, the heap has overflowed.
+ * min_alloc <= M, where min_alloc = max(m% of M / 2, -A * capabilities),
+ * and size is lowered until that holds. If even the live data does not
+ * fit (size < live), or M < min_alloc, the heap has overflowed.
+ *
+ * Note [When the heap has overflowed]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * -M is enforced where GHC enforces it, so that a program runs under a
+ * small -M exactly when it runs under GHC's (`+RTS -M1m` with the default
+ * -A4m: -A becomes 1m with GHC's warning, and a program whose live data
+ * stays at zero blocks runs to the end):
+ *  - after a major collection: the old generations' limits above (size <
+ *    live, or M < min_alloc), and, once memory has been returned, the
+ *    megablocks still in use against M rounded up to megablocks;
+ *  - with -G1, after every collection: the two-space rule in
+ *    resize_nursery (less than m% of M left free);
+ *  - at allocation: one object of M or more (Note [Impossible sizes] in
+ *    alloc.c).
+ * The total in use is not compared with M at other times: the allocation
+ * area is part of it, so with -A as large as -M (GHC's normalisation) any
+ * block beyond the nursery would overflow at once. Which generation to
+ * collect does not depend on M either (GHC's calcNeeded does not look at
+ * it). The final collection at hs_exit reports no overflow: the program
+ * has finished (GHC throws HeapOverflow to a main thread that no longer
+ * exists).
  *
  * Note [Returning memory]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -31,9 +53,11 @@
 #include "flags/flags.h"
 #include "hooks.h"
 #include "sm/mblock.h"
+#include "sm/policy.h"
 #include "sm/storage.h"
 
 static uint32_t majors_not_from_growth;
+static bool shutting_down; /* the final collection: no overflow reported */
 /* -M in blocks (0: none), raised by -Mgrace each time a program survives an overflow. */
 static StgWord heap_limit;
 static uint32_t g0_pct_kept = 30; /* estimate of nursery survival, for -H */
@@ -52,30 +76,28 @@ static StgWord min_nursery_blocks(void)
 void trigger_init(void)
 {
     majors_not_from_growth = 0;
+    shutting_down = false;
     heap_limit = bytes_to_blocks(rts_flags.gc.max_heap_bytes);
-    StgWord o = bytes_to_blocks(rts_flags.gc.min_old_gen_bytes);
+    /*
+     * As GHC's: no limit is known before the first major collection sets
+     * them, so the first collection that finds an old generation non-empty
+     * is a major one (and with -M checks the limits at once).
+     */
     for (uint32_t g = 0; g < n_generations; g++)
-        generations[g].max_blocks = o;
+        generations[g].max_blocks = 0;
 }
 
 uint32_t trigger_choose_gen(bool force_major)
 {
-    uint32_t oldest = n_generations - 1;
     if (force_major)
-        return oldest;
+        return n_generations - 1;
     uint32_t N = 0;
-    StgWord copy_reserve = 0;
     for (uint32_t g = 0; g < n_generations; g++) {
         generation *gen = &generations[g];
         StgWord blocks = gen->n_blocks + gen->n_large_blocks;
-        if (g == 0 || blocks > gen->max_blocks) {
+        if (g == 0 || blocks > gen->max_blocks)
             N = g;
-            copy_reserve += gen->n_blocks;
-        }
     }
-    /* With -M: if copying what we would collect could overflow, collect everything. */
-    if (heap_limit > 0 && N < oldest && bd_n_alloc_blocks() + copy_reserve > heap_limit)
-        N = oldest;
     return N;
 }
 
@@ -84,11 +106,45 @@ StgWord trigger_heap_limit_blocks(void)
     return heap_limit;
 }
 
+void trigger_shutting_down(void)
+{
+    shutting_down = true;
+}
+
 void trigger_heap_overflow(StgWord request_bytes)
 {
+    if (shutting_down) /* See Note [When the heap has overflowed] */
+        return;
     hooks_heap_overflow(request_bytes, (W_)heap_limit * BLOCK_SIZE);
     /* The program's hook let it go on: grant the grace allowance. */
     heap_limit += bytes_to_blocks(rts_flags.gc.heap_overflow_grace_bytes);
+}
+
+/*
+ * Blocks the old generations need when each holds `size` blocks: the blocks
+ * themselves and what a collection of each needs besides (its policy's
+ * reserve: as much again for copying). See Note [Old generation limits].
+ */
+static StgWord old_gens_need(StgWord size)
+{
+    StgWord need = 0;
+    for (uint32_t g = 1; g < n_generations; g++)
+        need += size + generations[g].policy->reserve(&generations[g], size);
+    return need;
+}
+
+/* The largest size whose old_gens_need fits in `room` blocks. */
+static StgWord largest_fitting(StgWord room)
+{
+    StgWord lo = 0, hi = room;
+    while (lo < hi) {
+        StgWord mid = lo + (hi - lo + 1) / 2;
+        if (old_gens_need(mid) <= room)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 static void resize_generations(void)
@@ -112,12 +168,14 @@ static void resize_generations(void)
         size = min_old;
 
     if (max > 0) {
+        /* See Note [Old generation limits]. */
         StgWord min_alloc = (StgWord)(f->pc_free_heap * (double)max / 200.0);
         if (min_alloc < min_nursery_blocks())
             min_alloc = min_nursery_blocks();
-        StgWord gens = n_generations - 1;
-        if (size * gens * 2 + min_alloc > max)
-            size = max > min_alloc ? (max - min_alloc) / (gens * 2) : 0;
+        if (max < min_alloc)
+            trigger_heap_overflow(0);
+        if (old_gens_need(size) + min_alloc > max)
+            size = largest_fitting(max > min_alloc ? max - min_alloc : 0);
         if (size < live)
             trigger_heap_overflow(0);
     }
@@ -131,14 +189,24 @@ static void resize_nursery(uint32_t N, uint64_t copied_words)
     StgWord min = min_nursery_blocks();
 
     if (n_generations == 1) {
-        /* Two-space: the allocation area grows with the live data. */
+        /*
+         * Two-space, as GHC sizes it: the allocation area is F * live,
+         * unless that comes near -M; then it is what 2 * live leaves, and
+         * less than m% of -M left is an overflow.
+         */
         StgWord live = g0->n_blocks + g0->n_large_blocks;
-        StgWord blocks = (StgWord)((double)live * f->old_gen_factor);
         StgWord max = heap_limit;
-        if (max > 0 && blocks + 2 * live > max)
-            blocks = max > 2 * live ? max - 2 * live : 0;
-        if (max > 0 && live * 2 > max)
-            trigger_heap_overflow(0);
+        StgWord blocks;
+        /* live and its reserve (live again, for copying) must fit beside the area. */
+        double held = (double)(live + g0->policy->reserve(g0, live));
+        if (max > 0 && (double)live * f->old_gen_factor * 2 > (double)max) {
+            double adjusted = (double)max - held;
+            if (adjusted * 100.0 / (double)max < f->pc_free_heap)
+                trigger_heap_overflow(0);
+            blocks = adjusted > 0 ? (StgWord)adjusted : 0;
+        } else {
+            blocks = (StgWord)((double)live * f->old_gen_factor);
+        }
         sm_resize_nurseries(blocks < min ? min : blocks);
         return;
     }
@@ -162,6 +230,15 @@ static void resize_nursery(uint32_t N, uint64_t copied_words)
             blocks = (long)min;
         sm_resize_nurseries((StgWord)blocks);
     }
+}
+
+/* Megablocks that `blocks` blocks need at least (GHC's BLOCKS_TO_MBLOCKS). */
+static uint64_t limit_mblocks(StgWord blocks)
+{
+    if (blocks <= BLOCKS_PER_MBLOCK)
+        return 1;
+    return 1 + ((uint64_t)blocks - BLOCKS_PER_MBLOCK + BLOCKS_PER_MBLOCK_ALL - 1) /
+                   BLOCKS_PER_MBLOCK_ALL;
 }
 
 static void return_memory(bool growth)
@@ -199,9 +276,10 @@ void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
     if (major && n_generations > 1)
         resize_generations();
     resize_nursery(N, copied_words);
-    /* Whatever the generations' sizes, what is in use must fit under -M. */
-    if (major && heap_limit > 0 && bd_n_alloc_blocks() > heap_limit)
-        trigger_heap_overflow(0);
-    if (major)
+    if (major) {
         return_memory(!forced);
+        /* What is still in use, in megablocks, must fit under -M in megablocks. */
+        if (heap_limit > 0 && mblock_n_in_use() > limit_mblocks(heap_limit))
+            trigger_heap_overflow(0);
+    }
 }

@@ -27,5 +27,7 @@ void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words);
 StgWord trigger_heap_limit_blocks(void);
 /* The heap passed its limit: tell the program (sm hooks); returns if it goes on. */
 void trigger_heap_overflow(StgWord request_bytes);
+/* The next collection is the final one (hs_exit): it reports no overflow. */
+void trigger_shutting_down(void);
 
 #endif /* RTS_SM_TRIGGER_H */

@@ -8,8 +8,10 @@
 #include "capability.h"
 #include "hooks.h"
 #include "messages.h"
+#include "sm/barrier_sink.h"
 #include "sm/evac.h"
 #include "sm/gc_util.h"
+#include "startup.h"
 
 static StgWeak **table;
 static bool *kept; /* this collection: the key was found alive */
@@ -44,6 +46,7 @@ void weak_exit(void)
 StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFinalizer finalizer,
                      void *env)
 {
+    startup_require_running("rts_mk_weak");
     StgClosure **r = rts_push_roots(cap, 2);
     r[0] = key;
     r[1] = value;
@@ -65,10 +68,21 @@ StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFina
     return w;
 }
 
-StgClosure *rts_deref_weak(const StgWeak *w)
+HsBool rts_deref_weak(Capability *cap, const StgWeak *w, StgClosure **value)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_deref_weak", cap);
     w = (const StgWeak *)UNTAG((const StgClosure *)w);
-    return w->info == &stg_DEAD_WEAK_info ? NULL : w->value;
+    if (w->info == &stg_DEAD_WEAK_info) {
+        *value = NULL;
+        return 0;
+    }
+    StgClosure *v = w->value;
+    /* Handing the value out makes it reachable from the mutator: a mark must see it. */
+    if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
+        sm_barrier_note(cap, (StgClosure *)w, (StgClosure **)&w->value, v);
+    *value = v;
+    return 1;
 }
 
 static void queue(HsFinalizer fn, void *env)
@@ -90,8 +104,10 @@ static void kill(StgWeak *w)
     w->key = w->value = w->finalizer = NULL;
 }
 
-void rts_finalize_weak(StgWeak *w)
+void rts_finalize_weak(Capability *cap, StgWeak *w)
 {
+    if (cap == NULL || cap != cap_mine())
+        cap_misuse("rts_finalize_weak", cap);
     w = (StgWeak *)UNTAG((StgClosure *)w);
     for (StgWord i = 0; i < n_weak; i++) {
         if (table[i] == w) {
@@ -112,7 +128,7 @@ void weak_gc_start(void)
         kept[i] = false;
 }
 
-bool weak_traverse(void)
+bool weak_traverse(gc_thread *gct)
 {
     bool progress = false;
     for (StgWord i = 0; i < n_weak; i++) {
@@ -128,12 +144,12 @@ bool weak_traverse(void)
         kept[i] = true;
         progress = true;
         gct->evac_gen_no = 0;
-        evacuate((StgClosure **)&table[i]);
+        evacuate(gct, (StgClosure **)&table[i]);
         StgWeak *w = table[i];
         w->key = key;
         gct->evac_gen_no = Bdescr(w)->gen_no;
-        evacuate(&w->value);
-        evacuate(&w->finalizer);
+        evacuate(gct, &w->value);
+        evacuate(gct, &w->finalizer);
         gct->evac_gen_no = 0;
     }
     return progress;
@@ -182,6 +198,12 @@ void weak_run_all_at_exit(void)
     }
     n_weak = 0;
     weak_run_pending();
+}
+
+void weak_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx)
+{
+    for (StgWord i = 0; i < n_weak; i++)
+        f(ctx, (StgClosure **)&table[i]);
 }
 
 StgWord weak_count(void)

@@ -40,6 +40,7 @@
 #include "sm/block_alloc.h"
 #include "sm/mblock.h"
 #include "sm/storage.h"
+#include "startup.h"
 #include "stats/stats_internal.h"
 #include "trace/trace.h"
 
@@ -339,6 +340,7 @@ void stats_exit(void)
 
 void getRTSStats(RTSStats *s)
 {
+    startup_require_running("getRTSStats");
     *s = stats;
     s->cpu_ns = now_cpu() - init_end_cpu;
     s->elapsed_ns = now_elapsed() - init_end_elapsed;
@@ -348,10 +350,12 @@ void getRTSStats(RTSStats *s)
 
 int getRTSStatsEnabled(void)
 {
+    startup_require_running("getRTSStatsEnabled");
     return rts_flags.stats.level != STATS_NONE || rts_flags.trace.gc;
 }
 
 uint64_t getAllocations(void)
 {
+    startup_require_running("getAllocations");
     return stats.allocated_bytes;
 }

@@ -35,9 +35,6 @@ static struct {
 static bool in_gc;
 static uint64_t last_committed; /* megablocks after the previous collection */
 
-/* GHC's STOP_THREAD status for a thread that gave its capability back. */
-#define THREAD_YIELDING 3
-
 /* --- posting helpers ------------------------------------------------------------ */
 
 static void post_empty(uint32_t buf, uint16_t type, uint64_t t)
@@ -322,12 +319,12 @@ void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
 
 /* --- threads (class s) ----------------------------------------------------------------- */
 
-static void post_thread(Capability *cap, uint16_t type, const StgTSO *tso)
+static void post_thread(Capability *cap, uint16_t type, const StgTSO *tso, int status)
 {
     EventBuf *e = trace_ev_begin(buf_of_cap(cap), type, trace_ev_now(), 0);
     trace_ev_put32(e, (uint32_t)tso->id);
     if (type == EVENT_STOP_THREAD) {
-        trace_ev_put16(e, THREAD_YIELDING);
+        trace_ev_put16(e, (uint16_t)status);
         trace_ev_put32(e, 0); /* no thread blocked it */
     }
     trace_ev_end(e);
@@ -339,7 +336,7 @@ void trace_thread_create(Capability *cap, const StgTSO *tso)
     if (TEXT_ON(scheduler))
         text_event(cap, "created thread %lu", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
-        post_thread(cap, EVENT_CREATE_THREAD, tso);
+        post_thread(cap, EVENT_CREATE_THREAD, tso, 0);
 }
 
 void trace_thread_run(Capability *cap, const StgTSO *tso)
@@ -348,17 +345,18 @@ void trace_thread_run(Capability *cap, const StgTSO *tso)
     if (TEXT_ON(scheduler))
         text_event(cap, "running thread %lu", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
-        post_thread(cap, EVENT_RUN_THREAD, tso);
+        post_thread(cap, EVENT_RUN_THREAD, tso, 0);
 }
 
-void trace_thread_stop(Capability *cap, const StgTSO *tso)
+void trace_thread_stop(Capability *cap, const StgTSO *tso, int status)
 {
-    DEBUG_TRACE(scheduler, "sched: cap %u: thread %lu gives the capability back", cap->no,
-                (unsigned long)tso->id);
+    DEBUG_TRACE(scheduler, "sched: cap %u: thread %lu gives the capability back%s", cap->no,
+                (unsigned long)tso->id, status == TRACE_STOP_FOREIGN_CALL ? " (foreign call)" : "");
     if (TEXT_ON(scheduler))
-        text_event(cap, "stopping thread %lu (yielding)", (unsigned long)tso->id);
+        text_event(cap, "stopping thread %lu (%s)", (unsigned long)tso->id,
+                   status == TRACE_STOP_FOREIGN_CALL ? "making a foreign call" : "yielding");
     if (trace_ev_running() && classes.sched)
-        post_thread(cap, EVENT_STOP_THREAD, tso);
+        post_thread(cap, EVENT_STOP_THREAD, tso, status);
 }
 
 /* --- heap profiling hooks ------------------------------------------------------------- */

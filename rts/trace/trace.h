@@ -36,10 +36,16 @@ void trace_gc_start(int64_t start_ns);
 void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
                   uint64_t total_allocated_bytes, int64_t end_ns);
 
-/* Threads (class s): a TSO created, taking a capability, giving it back. */
+/*
+ * Threads (class s): a TSO created, taking a capability, giving it back
+ * (GHC's STOP_THREAD statuses: rts_unlock and rts_yield yield, rts_suspend
+ * is a foreign call).
+ */
+#define TRACE_STOP_YIELDING     3
+#define TRACE_STOP_FOREIGN_CALL 6
 void trace_thread_create(Capability *cap, const StgTSO *tso);
 void trace_thread_run(Capability *cap, const StgTSO *tso);
-void trace_thread_stop(Capability *cap, const StgTSO *tso);
+void trace_thread_stop(Capability *cap, const StgTSO *tso, int status);
 
 /*
  * Heap profiling, from the collector: is a census due (then the collection

@@ -7,13 +7,12 @@ cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 inst=$PWD/build/tests/flags/inst   # installed by mk/flags.mk (make install prefix=...)
 out=$PWD/build/tests/examples
-mkdir -p "$out"
+rm -rf "$out"; mkdir -p "$out" # always rebuilt: the installed headers may have changed
 
 t "the examples build with pkg-config against the installed library"
 run PKG_CONFIG_PATH="$inst/lib/pkgconfig" -- make --no-print-directory -C examples OUT="$out" \
     CFLAGS="-O2 -Wall -Wextra -Werror" all
 rc_is 0
-export LD_LIBRARY_PATH=$inst/lib
 
 first_primes() {
     local n=$1 c=2 found=0 d out=""
@@ -24,6 +23,22 @@ first_primes() {
     done
     echo "$out"
 }
+
+t "the README's cc command with a non-default prefix gives a program that runs"
+# cc prog.c $(pkg-config --cflags --libs hsrts): the .pc file's rpath finds
+# the shared library where it was installed, with no LD_LIBRARY_PATH.
+flags=$(PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --cflags --libs hsrts)
+run -- ${CC:-cc} -o "$out/primes_readme" examples/primes.c $flags
+rc_is 0
+err_is ""
+run -- env -u LD_LIBRARY_PATH "$out/primes_readme" 10
+rc_is 0
+out_is "$(first_primes 10)"
+err_is ""
+libs=$(env -u LD_LIBRARY_PATH ldd "$out/primes_readme" | grep libhsrts)
+case $libs in *"$inst/lib/libhsrts.so.0"*) ok ;; *) bad "not the installed library: $libs" ;; esac
+
+export LD_LIBRARY_PATH=$inst/lib
 
 t "primes: the infinite list, lazily"
 run -- "$out/primes" 40

@@ -164,4 +164,74 @@ out_is "hello: [a] [b]"
 run LD_LIBRARY_PATH=$B/inst/lib -- $B/hello_installed +RTS --info
 out_has ' ,("Flag -with-rtsopts", "-G3")'
 
+# ---- Where hsrts behaved differently from GHC 9.x (issue 9) ------------------
+
+BT=build/bench/binarytrees
+last_tree() { echo "long lived tree of depth $1"$'\t'" check: $(((1 << ($1 + 1)) - 1))"; }
+AWARN="binarytrees: maximum heap size (-M) is smaller than minimum alloc area size (-A)"
+
+t "a small -M runs a program whose live data fits, as GHC does"
+# -M1m with the default -A4m: GHC's warning, -A becomes 1m, and no overflow
+# while nothing (in blocks) survives a major collection.
+for opts in "-M1m" "-M1m -A1m" "-M1m -A4m"; do
+    run -- $BT 6 +RTS $opts -RTS
+    rc_is 0
+    case $OUT in *"$(last_tree 6)") ok ;; *) bad "with $opts: $OUT" ;; esac
+    if [ "$opts" = "-M1m -A1m" ]; then err_is ""; else err_is "$AWARN"; fi
+done
+# GHC 9.x: -M4m -A1m runs depth 14 (its live data fits beside a 1m nursery);
+# -M4m -A4m does not (the nursery leaves no room for an old generation).
+run -- $BT 14 +RTS -M4m -A1m -RTS
+rc_is 0
+case $OUT in *"$(last_tree 14)") ok ;; *) bad "-M4m -A1m: $OUT" ;; esac
+err_is ""
+
+t "live data that does not fit a small -M is GHC's heap overflow"
+for opts in "-M1m" "-M1m -A1m" "-M4m -A4m"; do
+    depth=10
+    [ "$opts" = "-M4m -A4m" ] && depth=14
+    run -- $BT $depth +RTS $opts -RTS
+    rc_is 251
+    err_has "binarytrees: Heap exhausted;"
+    err_has "binarytrees: Current maximum heap size is "
+done
+
+t "-xb below the minimum address: GHC's warning"
+run -- $BT 5 +RTS -xb0x100000 -RTS
+rc_is 0
+err_is "binarytrees: Provided heap start address 0x100000 is lower than minimum address 0x200000000"
+run -- $BT 5 +RTS -xb0x200000000 -RTS
+rc_is 0
+err_is ""
+
+t "size bounds as GHC prints them"
+for f in "-M1 4096 18446744073709551615" "-H1 4096 18446744073709551615" \
+    "-O1 4096 18446744073709551615" "-Mgrace=1 4096 18446744073709551615" \
+    "-ki1 8 18446744073709551615" "-kc1 8 18446744073709551615" \
+    "-kb1 8 18446744073709551615" "-K5g 0 4294967295" \
+    "-A1 8192 9223372036854775807" "-n1 8192 9223372036854775807" \
+    "-xq1 4096 9223372036854775807" "-xr1 1048576 18446744073709551615"; do
+    set -- $f
+    run -- $B/echo_all +RTS $1 -RTS
+    rc_is 1
+    err_has "echo_all: error in RTS option $1: size outside allowed range ($2 - $3)"
+done
+run -- $B/echo_all +RTS -M1e19 -O1e10 -Mgrace=1e19 -RTS
+rc_is 3
+err_is ""
+
+t "-F-1, -Fd-1 and -m101 are GHC's bad RTS option"
+for f in -F-1 -Fd-1 -m101 -m-1; do
+    run -- $B/echo_all +RTS $f -RTS
+    rc_is 1
+    case $ERR in "echo_all: bad RTS option: $f"$'\n'*) ok ;; *) bad "$f: $ERR" ;; esac
+done
+
+t "-xt: GHC 9.12's message"
+for f in -xt -xtfoo; do
+    run -- $B/echo_all +RTS $f -RTS
+    rc_is 1
+    case $ERR in "echo_all: The -xt option has been removed (#16795)"$'\n'*) ok ;; *) bad "$f: $ERR" ;; esac
+done
+
 finish t_flags

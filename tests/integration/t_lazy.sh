@@ -37,12 +37,28 @@ lazy_exits: Use \`+RTS -M<size>' to increase it."
     err_is "hook: heap overflow 1 at a limit of 8388608 bytes
 hook: heap overflow 2 at a limit of 10485760 bytes"
 
+    # GHC reports the size of the stack chunk in use (-kc), not the whole stack.
     t "stack overflow ($way)"
     run -- $p stack +RTS -K1m -RTS
     rc_is 2
-    err_has "lazy_exits: Stack space overflow: current size "
-    err_has "lazy_exits: Use \`+RTS -Ksize -RTS' to increase it."
-    err_lines_is 2
+    err_is "lazy_exits: Stack space overflow: current size 32768 bytes.
+lazy_exits: Use \`+RTS -Ksize -RTS' to increase it."
+
+    t "nested evaluation a million deep with default options ($way)"
+    run -- $p deep 1000000
+    rc_is 0
+    out_is "depth 1000000"
+
+    t "nested evaluation past -K: GHC's message, exit 2, never a signal ($way)"
+    run -- $p deep 1000000 +RTS -K1m -kc64k -RTS
+    rc_is 2
+    err_is "lazy_exits: Stack space overflow: current size 65536 bytes.
+lazy_exits: Use \`+RTS -Ksize -RTS' to increase it."
+
+    t "a bigger -K lets it finish ($way)"
+    run -- $p deep 200000 +RTS -K512m -RTS
+    rc_is 0
+    out_is "depth 200000"
 
     t "a custom mallocFailHook when the OS refuses memory ($way)"
     run HSRTS_FAIL_OS_ALLOC=4 -- $p malloc-custom

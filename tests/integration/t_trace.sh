@@ -143,6 +143,13 @@ run -- "$tp" stack-overflow +RTS -K256k -l -hT -RTS
 rc_is 2
 file_ok trace_prog.eventlog
 hp_ok trace_prog.hp
+t "nested evaluation past -K (the evaluation stacks' guard): exit 2, no crash report, log complete"
+rm -f lazy_exits.eventlog
+run -- "$root/build/tests/progs/v/lazy_exits" deep 100000000 +RTS -K100m -l -RTS
+rc_is 2
+err_has "Stack space overflow"
+if printf '%s' "$ERR" | grep -q "fatal error\|stack trace"; then bad "a crash report: $ERR"; else ok; fi
+file_ok lazy_exits.eventlog
 t "shutdownHaskellAndExit: its code, event log and .hp complete"
 rm -f trace_prog.eventlog trace_prog.hp
 run -- "$tp" exit 7 +RTS -l -hT -RTS

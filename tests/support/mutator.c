@@ -319,8 +319,8 @@ static void op_deref_weak(Mutator *m)
     int s = find_root(m, WEAK, WEAK);
     if (s < 0)
         return;
-    StgClosure *v = rts_deref_weak((StgWeak *)m->roots[s]);
-    if (v)
+    StgClosure *v;
+    if (rts_deref_weak(m->cap, (StgWeak *)m->roots[s], &v) && v)
         set_root(m, random_slot(m), v);
 }
 
@@ -579,6 +579,20 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
+/*
+ * A static thing (an info table, a static closure) by what it is, not where
+ * it is: the same in every run and every build, so that a digest of
+ * checksums can be compared across builds (check_stress.c).
+ */
+static uint64_t static_id(const StgInfoTable *info)
+{
+    uint64_t h = 1469598103934665603ull ^ info->type;
+    for (const char *c = info->name ? info->name : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = (h ^ info->ptrs) * 1099511628211ull;
+    return (h ^ info->nptrs) * 1099511628211ull;
+}
+
 /* Closure kinds as the checksum sees them: clean and dirty are the same. */
 static uint64_t kind_of(const StgInfoTable *info)
 {
@@ -595,7 +609,7 @@ static uint64_t kind_of(const StgInfoTable *info)
     case WEAK:
         return 1004; /* alive or dead: a collection may kill it */
     default:
-        return (uint64_t)(uintptr_t)info; /* static, so stable across moves */
+        return static_id(info); /* stable across moves, runs and builds */
     }
 }
 
@@ -629,7 +643,7 @@ uint64_t mutator_checksum(Mutator *m)
         h = mix(h, GET_TAG(p));
         StgClosure *q = UNTAG(p);
         if (!rts_is_heap_alloced(q)) {
-            h = mix(h, (uint64_t)(uintptr_t)q);
+            h = mix(h, 0x57a7 ^ static_id(q->info));
             continue;
         }
         StgWord slot = map_slot((StgWord)q);

@@ -1,7 +1,8 @@
 /*
  * The evaluation protocol and what the collector does with lazy objects:
  * updates and indirections, selector thunks, <<loop>>, application (FUN,
- * PAP, AP), CAFs and static reference tables, update-frame squeezing.
+ * PAP, AP), CAFs and static reference tables, nested evaluation across
+ * collections under every collector configuration.
  * Each test starts its own runtime (Check forks a process per test); in the
  * debug way the sanity checker runs around every collection.
  */
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 
 #include "flags/flags.h"
-#include "sm/scav.h"
 #include "sm/statics.h"
 #include "test_util.h"
 
@@ -131,48 +131,162 @@ START_TEST(updated_chain_collapses)
 }
 END_TEST
 
-/* --- squeezing ------------------------------------------------------------------ */
+/* --- nested evaluation across collections (Note [Tail calls]) ------------------------ */
 
-/* Like const, but collects before returning, with the whole chain on the stack. */
-static StgClosure *gc_then_const_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+/*
+ * The collector configurations every nested-evaluation test runs under
+ * (a loop test: one forked process per configuration).
+ */
+static const char *const gc_configs[] = {"", "-Z", "-G1", "-G3", "-A8k", "-A8k -G3", "-A8k -Z"};
+#define N_GC_CONFIGS ((int)(sizeof gc_configs / sizeof gc_configs[0]))
+
+/*
+ * inner: collects, allocates `pad` words of garbage in steps (so that with
+ * -A8k collections also fall at other points of the entry), returns Int 10.
+ */
+static StgWord inner_pad;
+static StgClosure *inner_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
-    StgWord n = ((StgWord *)((StgThunk *)self)->payload)[0];
+    (void)self;
+    (void)fv;
     performGC();
-    return mk_int(cap, n);
+    for (StgWord i = 0; i < inner_pad; i++)
+        (void)mk_int(cap, i);
+    return mk_int(cap, 10);
 }
-static const StgInfoTable gc_const_info = HS_THUNK_INFO(gc_then_const_entry, 0, 1, "test:gcconst");
+static const StgInfoTable inner_info = HS_THUNK_INFO(inner_entry, 0, 1, "test:inner");
 
-static uint64_t squeezed_in_chain(const char *opts)
+/* outer, no pointer free variables: let x = inner in x + 1 (not a tail call). */
+static StgClosure *outer_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
-    start(opts);
+    (void)self;
+    (void)fv;
+    for (StgWord i = 0; i < inner_pad; i++)
+        (void)mk_int(cap, i);
+    StgThunk *in = (StgThunk *)rts_alloc(cap, 3);
+    in->info = &inner_info;
+    in->slot = 0;
+    StgWord x = int_of(rts_eval(cap, (StgClosure *)in));
+    for (StgWord i = 0; i < inner_pad; i++)
+        (void)mk_int(cap, i);
+    return mk_int(cap, x + 1);
+}
+static const StgInfoTable outer_info = HS_THUNK_INFO(outer_entry, 0, 1, "test:outer");
+static const StgInfoTable outer_caf_info = HS_THUNK_STATIC_INFO(outer_entry, NULL, "test:outerCAF");
+static StgCAF outer_caf = HS_CAF(&outer_caf_info);
+
+START_TEST(nested_eval_keeps_its_result_across_collections)
+{
+    start(gc_configs[_i]);
     Capability *cap = rts_lock();
-    enum { N = 40 };
-    StgClosure **r = rts_push_roots(cap, N);
-    mk_chain(cap, r, N, 99);
-    UNTAG(r[N - 1])->info = &gc_const_info;
-    uint64_t before = scav_frames_squeezed;
-    StgClosure *v = rts_eval(cap, r[0]);
-    uint64_t squeezed = scav_frames_squeezed - before;
-    ck_assert_uint_eq(int_of(v), 99);
-    performGC();
-    for (int i = 0; i < N; i++)
-        ck_assert_uint_eq(int_of(rts_eval(cap, r[i])), 99);
+    StgClosure **r = rts_push_roots(cap, 1);
+    for (inner_pad = 0; inner_pad < 3000; inner_pad = inner_pad * 2 + 1) {
+        StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+        t->info = &outer_info;
+        t->slot = 0;
+        r[0] = (StgClosure *)t;
+        for (int k = 0; k < 3; k++) {
+            ck_assert_msg(int_of(rts_eval(cap, r[0])) == 11,
+                          "evaluation %d with pad %lu under '%s' gave %lu, want 11", k,
+                          (unsigned long)inner_pad, gc_configs[_i],
+                          (unsigned long)int_of(rts_eval(cap, r[0])));
+            performGC();
+        }
+    }
     rts_pop_roots(cap, r);
     rts_unlock(cap);
     hs_exit();
-    return squeezed;
-}
-
-START_TEST(adjacent_update_frames_squeezed)
-{
-    /* N update frames in a row: the collector squeezes N-1 pairs. */
-    ck_assert_uint_eq(squeezed_in_chain(""), 39);
 }
 END_TEST
 
-START_TEST(no_squeezing_under_Z)
+/* outer2: let x = innerCAF in x + 1, where the CAF's entry collects. */
+static const StgInfoTable inner_caf_info = HS_THUNK_STATIC_INFO(inner_entry, NULL, "test:innerCAF");
+static StgCAF inner_caf = HS_CAF(&inner_caf_info);
+static StgClosure *outer2_entry(Capability *cap, StgClosure *self, StgClosure **fv)
 {
-    ck_assert_uint_eq(squeezed_in_chain("-Z"), 0);
+    (void)self;
+    (void)fv;
+    StgWord x = int_of(rts_eval(cap, (StgClosure *)&inner_caf));
+    return mk_int(cap, x + 1);
+}
+static const StgInfoTable outer2_info = HS_THUNK_INFO(outer2_entry, 0, 1, "test:outer2");
+
+START_TEST(nested_eval_of_a_caf_keeps_its_result)
+{
+    start(gc_configs[_i]);
+    setKeepCAFs();
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 1);
+    inner_pad = 100;
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &outer2_info;
+    t->slot = 0;
+    r[0] = (StgClosure *)t;
+    for (int k = 0; k < 3; k++) {
+        ck_assert_uint_eq(int_of(rts_eval(cap, r[0])), 11);
+        performGC();
+    }
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+START_TEST(nested_eval_in_a_caf_keeps_its_result)
+{
+    start(gc_configs[_i]);
+    Capability *cap = rts_lock();
+    inner_pad = 100;
+    for (int k = 0; k < 3; k++) {
+        ck_assert_uint_eq(int_of(rts_eval(cap, (StgClosure *)&outer_caf)), 11);
+        performGC();
+    }
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+/* p: a thunk whose entry collects and returns the pair (Int 1, Int 2). */
+static StgClosure *pair_gc_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)self;
+    (void)fv;
+    performGC();
+    StgClosure **r = rts_push_roots(cap, 2);
+    r[0] = mk_int(cap, 1);
+    r[1] = mk_int(cap, 2);
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+    c->info = &pair_info;
+    c->payload[0] = r[0];
+    c->payload[1] = r[1];
+    rts_pop_roots(cap, r);
+    return TAG_CLOSURE(1, c);
+}
+static const StgInfoTable pair_gc_info = HS_THUNK_INFO(pair_gc_entry, 0, 1, "test:pairGC");
+static const StgInfoTable snd_info = HS_SELECTOR_INFO(1, "test:snd");
+
+START_TEST(selector_of_a_collecting_thunk_keeps_its_result)
+{
+    start(gc_configs[_i]);
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 2);
+    StgThunk *p = (StgThunk *)rts_alloc(cap, 3);
+    p->info = &pair_gc_info;
+    p->slot = 0;
+    r[0] = (StgClosure *)p;
+    StgSelector *s = (StgSelector *)rts_alloc(cap, 3);
+    s->info = &snd_info;
+    s->slot = 0;
+    s->selectee = r[0];
+    r[1] = (StgClosure *)s;
+    for (int k = 0; k < 3; k++) {
+        ck_assert_uint_eq(int_of(rts_eval(cap, r[1])), 2);
+        performGC();
+    }
+    ck_assert_uint_eq(int_of(UNTAG(rts_eval(cap, r[0]))->payload[0]), 1);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
 }
 END_TEST
 
@@ -480,8 +594,10 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, eval_updates_once);
     tcase_add_test(tc, updated_chain_collapses);
-    tcase_add_test(tc, adjacent_update_frames_squeezed);
-    tcase_add_test(tc, no_squeezing_under_Z);
+    tcase_add_loop_test(tc, nested_eval_keeps_its_result_across_collections, 0, N_GC_CONFIGS);
+    tcase_add_loop_test(tc, nested_eval_in_a_caf_keeps_its_result, 0, N_GC_CONFIGS);
+    tcase_add_loop_test(tc, nested_eval_of_a_caf_keeps_its_result, 0, N_GC_CONFIGS);
+    tcase_add_loop_test(tc, selector_of_a_collecting_thunk_keeps_its_result, 0, N_GC_CONFIGS);
     tcase_add_exit_test(tc, reentering_a_thunk_is_loop, 1);
     tcase_add_test(tc, thunk_under_evaluation_becomes_blackhole);
     tcase_add_test(tc, selector_thunks_do_not_leak);

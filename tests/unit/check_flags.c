@@ -150,7 +150,7 @@ START_TEST(row_example_accepted)
     } else if (strcmp(s->name, "--info") == 0) {
         ck_assert_int_eq(o, FLAGS_STOP_INFO);
     } else if (strcmp(s->name, "-xt") == 0) {
-        ck_assert_str_eq(msgs(&run), "E: the flag -xt has been removed");
+        ck_assert_str_eq(msgs(&run), "E: The -xt option has been removed (#16795)");
     } else if (strcmp(s->name, "-h") == 0 && s->form == FLAG_FORM_BARE) {
         ck_assert_str_eq(msgs(&run), "W: -h is deprecated, use -hT instead.");
         ck_assert_int_eq(o, FLAGS_CONTINUE);
@@ -281,15 +281,15 @@ START_TEST(row_bounds)
         expect_ok(arg);
         snprintf(arg, sizeof arg, "%s%s%.17g", s->name, eq, s->max);
         expect_ok(arg);
+        /* GHC's bad_option rows say only that the option is bad. */
+        const char *range_fmt =
+            s->bad_option ? "E: bad RTS option: %s"
+                          : "E: error in RTS option %s: value outside allowed range (%g - %g)";
         snprintf(arg, sizeof arg, "%s%s%.17g", s->name, eq, s->max * 2 + 1);
-        snprintf(want, sizeof want,
-                 "E: error in RTS option %s: value outside allowed range (%g - %g)", arg, s->min,
-                 s->max);
+        snprintf(want, sizeof want, range_fmt, arg, s->min, s->max);
         expect_msg(arg, want);
         snprintf(arg, sizeof arg, "%s%s-1", s->name, eq);
-        snprintf(want, sizeof want,
-                 "E: error in RTS option %s: value outside allowed range (%g - %g)", arg, s->min,
-                 s->max);
+        snprintf(want, sizeof want, range_fmt, arg, s->min, s->max);
         expect_msg(arg, want);
     } else {
         return;
@@ -402,6 +402,56 @@ START_TEST(kind_size_strict)
                           "18446744073709551615)");
     expect_msg("-A4k", "E: error in RTS option -A4k: size outside allowed range (8192 - "
                        "9223372036854775807)");
+}
+END_TEST
+
+/*
+ * The size ranges GHC's RtsFlags.c prints, written out here rather than read
+ * from the table, and GHC's bad_option for -F, -Fd and -m.
+ */
+START_TEST(ghc_ranges_and_bad_options)
+{
+    static const struct {
+        const char *arg, *range;
+    } ranges[] = {
+        {"-M1", "4096 - 18446744073709551615"},
+        {"-H1", "4096 - 18446744073709551615"},
+        {"-O1", "4096 - 18446744073709551615"},
+        {"-Mgrace=1", "4096 - 18446744073709551615"},
+        {"-ki1", "8 - 18446744073709551615"},
+        {"-k1", "8 - 18446744073709551615"},
+        {"-kc1", "8 - 18446744073709551615"},
+        {"-kb1", "8 - 18446744073709551615"},
+        {"-K5g", "0 - 4294967295"},
+        {"-A1", "8192 - 9223372036854775807"},
+        {"-AL1", "8192 - 9223372036854775807"},
+        {"-n1", "8192 - 9223372036854775807"},
+        {"-xq1", "4096 - 9223372036854775807"},
+        {"-xr1", "1048576 - 18446744073709551615"},
+    };
+    char want[200];
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        snprintf(want, sizeof want, "E: error in RTS option %s: size outside allowed range (%s)",
+                 ranges[i].arg, ranges[i].range);
+        expect_msg(ranges[i].arg, want);
+    }
+    FlagsRun run;
+    run1(&run, "-M1e19");
+    ck_assert_uint_eq(run.flags.gc.max_heap_bytes, (uint64_t)1e19);
+    flags_run_free(&run);
+    run1(&run, "-kc1e19");
+    ck_assert_uint_eq(run.flags.gc.stack_chunk_bytes, (uint64_t)1e19);
+    flags_run_free(&run);
+    run1(&run, "-K4294967295");
+    ck_assert_uint_eq(run.flags.gc.max_stack_bytes, 4294967295u);
+    flags_run_free(&run);
+    const char *bad[] = {"-F-1", "-F-0.5", "-Fd-1", "-m101", "-m-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(want, sizeof want, "E: bad RTS option: %s", bad[i]);
+        expect_msg(bad[i], want);
+    }
+    expect_msg("-xt", "E: The -xt option has been removed (#16795)");
+    expect_msg("-xtfoo", "E: The -xt option has been removed (#16795)");
 }
 END_TEST
 
@@ -773,8 +823,8 @@ START_TEST(cross_heap_sizes)
     ck_assert_int_eq(run.outcome, FLAGS_CONTINUE);
     flags_run_free(&run);
     RUN(&run, 0, "-M2m", "-A8m");
-    ck_assert_str_eq(msgs(&run), "W: maximum heap size (-M) is smaller than minimum alloc area "
-                                 "size (-A); setting -A to 2097152 bytes");
+    ck_assert_str_eq(msgs(&run),
+                     "W: maximum heap size (-M) is smaller than minimum alloc area size (-A)");
     ck_assert_uint_eq(run.flags.gc.alloc_area_bytes, 2 * MiB);
     ck_assert_uint_eq(run.flags.gc.large_alloc_lim_bytes, 2 * MiB);
     flags_run_free(&run);
@@ -1532,6 +1582,7 @@ static Suite *flags_suite(void)
     tcase_add_test(tc, kind_size_suffixes);
     tcase_add_test(tc, kind_size_strict);
     tcase_add_test(tc, kind_int);
+    tcase_add_test(tc, ghc_ranges_and_bad_options);
     tcase_add_test(tc, kind_double_and_time);
     tcase_add_test(tc, kind_enum);
     tcase_add_test(tc, kind_file);

@@ -176,6 +176,37 @@ START_TEST(mut_vars_and_small_arrays_clean_and_dirty)
 }
 END_TEST
 
+/*
+ * The public size helpers against 128-bit arithmetic, for every StgWord near
+ * the rounding boundaries and near 2^64 (Note [Impossible sizes] in
+ * rts/sm/alloc.c: they must never wrap).
+ */
+START_TEST(size_helpers_never_wrap)
+{
+    typedef unsigned __int128 u128;
+    StgWord samples[4096];
+    int n = 0;
+    for (StgWord k = 0; k < 1024; k++) {
+        samples[n++] = k;
+        samples[n++] = (StgWord)0 - 1 - k;
+        samples[n++] = ((StgWord)1 << 63) - 512 + k;
+        samples[n++] = ((StgWord)1 << 58) - 512 + k;
+    }
+    for (int i = 0; i < n; i++) {
+        StgWord x = samples[i];
+        u128 words = SIZEOF_W(StgArrBytes) + ((u128)x + WORD_SIZE - 1) / WORD_SIZE;
+        ck_assert_msg(arr_words_size_w(x) == (StgWord)words && words >> 64 == 0,
+                      "arr_words_size_w(%lu) = %lu", (unsigned long)x,
+                      (unsigned long)arr_words_size_w(x));
+        u128 cards = ((u128)x + 127) / 128;
+        u128 card_words = (cards + WORD_SIZE - 1) / WORD_SIZE;
+        ck_assert_msg(mut_arr_ptrs_card_words(x) == (StgWord)card_words,
+                      "mut_arr_ptrs_card_words(%lu) = %lu", (unsigned long)x,
+                      (unsigned long)mut_arr_ptrs_card_words(x));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mutable");
@@ -184,6 +215,7 @@ int main(void)
     tcase_add_test(tc, minor_gc_scans_only_dirty_cards);
     tcase_add_test(tc, frozen_arrays_leave_the_remembered_set);
     tcase_add_test(tc, mut_vars_and_small_arrays_clean_and_dirty);
+    tcase_add_test(tc, size_helpers_never_wrap);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

@@ -5,6 +5,8 @@
  * freed entries reused, dead entries reclaimed).
  */
 #include <check.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "stable.h"
@@ -28,6 +30,14 @@ static StgClosure *mk_box(Capability *cap, StgClosure *p, StgWord w)
 static StgWord word_of(StgClosure *c)
 {
     return ((StgWord *)UNTAG(c)->payload)[1];
+}
+
+/* The value of a live weak pointer, or NULL once it is dead (these tests never store NULL values).
+ */
+static StgClosure *weak_value(Capability *cap, StgClosure *w)
+{
+    StgClosure *v;
+    return rts_deref_weak(cap, (StgWeak *)w, &v) ? v : NULL;
 }
 
 static void start(void)
@@ -63,14 +73,14 @@ START_TEST(finalizer_runs_once_after_key_dies)
         if (i % 5 == 0)
             performMajorGC();
         ck_assert_int_eq(fin_count[0], 0);
-        StgClosure *v = rts_deref_weak((StgWeak *)r[1]);
+        StgClosure *v = weak_value(cap, r[1]);
         ck_assert_ptr_nonnull(v);
         ck_assert_uint_eq(word_of(v), 77); /* the value lives only through the weak */
     }
     r[0] = NULL; /* the key dies */
     performMajorGC();
     ck_assert_int_eq(fin_count[0], 1);
-    ck_assert_ptr_null(rts_deref_weak((StgWeak *)r[1]));
+    ck_assert_ptr_null(weak_value(cap, r[1]));
     performMajorGC();
     churn(cap, 2000);
     ck_assert_int_eq(fin_count[0], 1);
@@ -109,12 +119,12 @@ START_TEST(finalize_weak_runs_it_now_and_only_once)
     StgClosure **r = rts_push_roots(cap, 2);
     r[0] = mk_box(cap, NULL, 1);
     r[1] = (StgClosure *)rts_mk_weak(cap, r[0], r[0], count_fin, (void *)2);
-    rts_finalize_weak((StgWeak *)r[1]);
+    rts_finalize_weak(cap, (StgWeak *)r[1]);
     ck_assert_int_eq(fin_count[2], 1);
-    ck_assert_ptr_null(rts_deref_weak((StgWeak *)r[1]));
+    ck_assert_ptr_null(weak_value(cap, r[1]));
     r[0] = NULL;
     performMajorGC();
-    rts_finalize_weak((StgWeak *)r[1]);
+    rts_finalize_weak(cap, (StgWeak *)r[1]);
     ck_assert_int_eq(fin_count[2], 1);
     rts_pop_roots(cap, r);
     rts_unlock(cap);
@@ -176,20 +186,20 @@ START_TEST(weak_values_keep_other_keys_alive)
     StgClosure *k2 = mk_box(cap, NULL, 2);
     r[1] = (StgClosure *)rts_mk_weak(cap, r[0], k2, count_fin, (void *)5);
     r[2] = mk_box(cap, NULL, 3); /* v2; k2 is read after this allocation */
-    k2 = rts_deref_weak((StgWeak *)r[1]);
+    k2 = weak_value(cap, r[1]);
     r[2] = (StgClosure *)rts_mk_weak(cap, k2, r[2], count_fin, (void *)6);
     for (int i = 0; i < 5; i++) {
         churn(cap, 1000);
         performMajorGC();
     }
     ck_assert_int_eq(fin_count[5] + fin_count[6], 0);
-    ck_assert_uint_eq(word_of(rts_deref_weak((StgWeak *)r[2])), 3);
-    ck_assert_ptr_eq(UNTAG(rts_deref_weak((StgWeak *)r[1])), UNTAG(((StgWeak *)r[2])->key));
+    ck_assert_uint_eq(word_of(weak_value(cap, r[2])), 3);
+    ck_assert_ptr_eq(UNTAG(weak_value(cap, r[1])), UNTAG(((StgWeak *)r[2])->key));
     r[0] = NULL;
     performMajorGC();
     ck_assert_int_eq(fin_count[5], 1);
     ck_assert_int_eq(fin_count[6], 1);
-    ck_assert_ptr_null(rts_deref_weak((StgWeak *)r[2]));
+    ck_assert_ptr_null(weak_value(cap, r[2]));
     rts_pop_roots(cap, r);
     rts_unlock(cap);
     hs_exit();
@@ -238,7 +248,68 @@ START_TEST(bad_stable_pointer_is_refused)
     start();
     HsStablePtr sp = getStablePtr(NULL);
     hs_free_stable_ptr(sp);
-    deRefStablePtr(sp); /* exits 254 with a one-line error */
+    deRefStablePtr(sp); /* the program's mistake: exits 1 with a one-line error */
+}
+END_TEST
+
+/*
+ * hs_free_stable_ptr needs no capability (as in GHC): threads without one
+ * free stable pointers in a loop while this thread allocates and collects
+ * (-A8k, and performGC; under -DS the sanity checker walks and counts the
+ * table after each collection). Every walk of the table must hold its
+ * lock, or a free lands in the middle of one and the count disagrees.
+ */
+enum { BATCH = 100000, FREERS = 2, ROUNDS = 16 };
+/* Mostly outside the heap, so a long table costs the checker little else. */
+static const StgInfoTable unit_info = HS_CONSTR_INFO(1, 0, 0, "test:Unit");
+static StgClosure unit_closure = {.info = &unit_info};
+static HsStablePtr batch[BATCH];
+static int round_ready; /* the round whose batch may be freed; ROUNDS: stop */
+static int next_to_free, freed;
+
+static void *free_without_a_capability(void *arg)
+{
+    (void)arg;
+    for (int round = 0; round < ROUNDS; round++) {
+        while (__atomic_load_n(&round_ready, __ATOMIC_ACQUIRE) <= round)
+            sched_yield();
+        int i;
+        while ((i = __atomic_fetch_add(&next_to_free, 1, __ATOMIC_ACQ_REL)) < BATCH) {
+            hs_free_stable_ptr(batch[i]);
+            __atomic_fetch_add(&freed, 1, __ATOMIC_ACQ_REL);
+        }
+    }
+    return NULL;
+}
+
+START_TEST(free_stable_ptrs_without_a_capability_while_collecting)
+{
+    test_start_rts("check_stable", "-A8k", 1);
+    Capability *cap = rts_lock();
+    pthread_t freers[FREERS];
+    for (int i = 0; i < FREERS; i++)
+        pthread_create(&freers[i], NULL, free_without_a_capability, NULL);
+    unsigned overlapping = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < BATCH; i++)
+            batch[i] = getStablePtr((StgPtr)(i % 64 ? &unit_closure : mk_box(cap, NULL, 1)));
+        ck_assert_uint_eq(stable_ptr_count(), BATCH);
+        __atomic_store_n(&freed, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&next_to_free, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&round_ready, round + 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&freed, __ATOMIC_ACQUIRE) < BATCH) {
+            churn(cap, 100); /* a collection every few rounds of this loop (-A8k) */
+            performGC();
+            overlapping++;
+        }
+        ck_assert_uint_eq(stable_ptr_count(), 0);
+    }
+    for (int i = 0; i < FREERS; i++)
+        pthread_join(freers[i], NULL);
+    performMajorGC(); /* the checker counts the table once more */
+    ck_assert_uint_gt(overlapping, 0);
+    rts_unlock(cap);
+    hs_exit();
 }
 END_TEST
 
@@ -298,7 +369,8 @@ int main(void)
     tcase_add_test(tc, key_held_by_stable_pointer_does_not_finalize);
     tcase_add_test(tc, weak_values_keep_other_keys_alive);
     tcase_add_test(tc, stable_pointers_survive_moves_and_are_reused);
-    tcase_add_exit_test(tc, bad_stable_pointer_is_refused, 254);
+    tcase_add_exit_test(tc, bad_stable_pointer_is_refused, 1);
+    tcase_add_test(tc, free_stable_ptrs_without_a_capability_while_collecting);
     tcase_add_test(tc, stable_names_follow_objects);
     suite_add_tcase(s, tc);
     return test_run(s);

@@ -6,12 +6,14 @@
  * preserve the reachable graph exactly (checksum before == after), pinned
  * and large objects never moving, and at the end every block not needed by
  * an empty heap given back (the block count returns to its floor). The
- * mutator also evaluates thunks (update frames, blackholes, squeezing),
+ * mutator also evaluates thunks (update frames, blackholes, tail calls),
  * makes weak pointers (every finalizer runs exactly once), stable pointers
  * and stable names.
  *
  * HSRTS_STRESS_ITERS scales the run (default 1000 rounds per configuration);
- * HSRTS_TEST_SEED replays a failure; HSRTS_STRESS_ONLY="<opts>" runs one
+ * HSRTS_TEST_SEED replays a failure, and makes a run repeatable: its
+ * printed checksum digests must not change when the collector is
+ * restructured (address-independent checksums of every round); HSRTS_STRESS_ONLY="<opts>" runs one
  * configuration (with CK_FORK=no, under a debugger).
  */
 #include <check.h>
@@ -64,6 +66,7 @@ START_TEST(stress_config)
     uint64_t gcs_at_start = gc_count;
 
     int iters = iterations();
+    uint64_t digest = 0; /* every round's checksum: the same run gives the same digest */
     for (int it = 0; it < iters; it++) {
         mutator_step(&m, 10 + (int)rng_below(&m.rng, 100));
         uint64_t before = mutator_checksum(&m);
@@ -74,13 +77,15 @@ START_TEST(stress_config)
         uint64_t after = mutator_checksum(&m);
         ck_assert_msg(before == after, "%s: round %d: checksum changed across a collection", name,
                       it);
+        digest = (digest ^ after) * 0x100000001b3ull;
         mutator_check_fixed(&m);
     }
     uint64_t collections = gc_count - gcs_at_start;
     fprintf(stderr,
-            "%s: %llu collections (%llu caused by allocation, checked), last graph %llu objects\n",
+            "%s: %llu collections (%llu caused by allocation, checked), last graph %llu objects, "
+            "checksum digest %016llx\n",
             name, (unsigned long long)collections, (unsigned long long)mutator_checked_gcs(),
-            (unsigned long long)mutator_last_count());
+            (unsigned long long)mutator_last_count(), (unsigned long long)digest);
     ck_assert_uint_ge(collections, (uint64_t)iters);
 
     /* Everything unreachable is reclaimed. */

@@ -5,6 +5,7 @@
  * mallocFailHook, shutdownHaskellAndExit. Usage: lazy_exits MODE [+RTS ...].
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "Rts.h"
@@ -65,6 +66,31 @@ static StgWord depth(Capability *cap, StgWord d)
     return x;
 }
 
+/* up k = 1 + up (k - 1), up 0 = Int 0: nested (non-tail) evaluation, k deep. */
+static const StgInfoTable int_info = HS_CONSTR_INFO(0, 0, 1, "test:Int");
+static StgClosure *up_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static const StgInfoTable up_info = HS_THUNK_INFO(up_entry, 0, 1, "test:up");
+
+static StgClosure *mk_up(Capability *cap, StgWord k)
+{
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 3);
+    t->info = &up_info;
+    t->slot = 0;
+    ((StgWord *)t->payload)[0] = k;
+    return (StgClosure *)t;
+}
+
+static StgClosure *up_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)fv;
+    StgWord k = ((StgWord *)((StgThunk *)self)->payload)[0];
+    StgWord v = k == 0 ? 0 : ((StgWord *)UNTAG(rts_eval(cap, mk_up(cap, k - 1)))->payload)[0] + 1;
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 2);
+    c->info = &int_info;
+    ((StgWord *)c->payload)[0] = v;
+    return TAG_CLOSURE(1, c);
+}
+
 int main(int argc, char *argv[])
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -91,6 +117,11 @@ int main(int argc, char *argv[])
         printf("survived %d heap overflows\n", overflows);
     } else if (strcmp(mode, "stack") == 0) {
         depth(cap, 0);
+    } else if (strcmp(mode, "deep") == 0 && argc > 2) {
+        StgWord n = (StgWord)strtoull(argv[2], NULL, 10);
+        r[0] = mk_up(cap, n);
+        StgClosure *v = rts_eval(cap, r[0]);
+        printf("depth %lu\n", (unsigned long)((StgWord *)UNTAG(v)->payload)[0]);
     } else if (strcmp(mode, "shutdown") == 0 || strcmp(mode, "shutdown-fast") == 0) {
         printf("shutting down\n");
         shutdownHaskellAndExit(3, strcmp(mode, "shutdown-fast") == 0);

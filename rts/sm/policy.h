@@ -1,0 +1,62 @@
+/*
+ * Old-generation policies: how each generation is collected.
+ *
+ * Note [Generation policies]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * One collector drives every collection (gc.c): it takes the roots
+ * (roots.h), scans to a fixed point, runs the weak phase, and finishes.
+ * What differs between collectors is per generation, and is a row of this
+ * table: how a generation is prepared (its objects become the from-space,
+ * or get their marks cleared), where a survivor goes, whether an object
+ * is alive afterwards, how pending work is scanned, how the generation is
+ * finished, how its objects are walked (heap census, sanity checker), the
+ * invariants the sanity checker can check, and the reserve a collection
+ * of it needs. Copying (copying.c) is the only row today; mark-region
+ * (-w), compacting (-c) and nonmoving (-xn) will be rows, not copies of
+ * the scavenger: what tracing does per closure type stays in scan.h.
+ *
+ * Hot paths do not go through the table: evacuation copies inline, and a
+ * non-copying destination will be recognised by a block flag on the same
+ * test evac already makes (BF_EVACUATED). Function pointers are called
+ * once per generation per phase.
+ */
+#ifndef RTS_SM_POLICY_H
+#define RTS_SM_POLICY_H
+
+#include <stdbool.h>
+
+#include "sm/gc_thread.h"
+
+struct generation_;
+
+typedef struct GenPolicy_ {
+    const char *name;
+    /* Before collecting the generation: its objects become what the collection decides about. */
+    void (*prepare)(gc_thread *gct, struct generation_ *gen);
+    /* Scan the work pending for the generation (survivors whose fields are not traced yet). */
+    bool (*scan)(gc_thread *gct, struct generation_ *gen);
+    /*
+     * After scanning: q, in a block of this generation that the collection
+     * is deciding about, survives at the address returned (tagless), or
+     * NULL: it is not (yet) known to be alive.
+     */
+    StgClosure *(*is_alive)(const bdescr *bd, StgClosure *q);
+    /*
+     * End of the collection: survivors become the generation's objects;
+     * `collected`: the generation was collected (free what died).
+     */
+    void (*finish)(gc_thread *gct, struct generation_ *gen, bool collected);
+    /* Every object of the generation, outside a collection (census, sanity). */
+    void (*walk)(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
+    /* Check the generation's own invariants (the sanity checker; debug way). */
+    void (*check)(const struct generation_ *gen);
+    /*
+     * Blocks a collection of the generation needs beyond the `blocks` it
+     * holds (the copy reserve; heap sizing, trigger.c).
+     */
+    StgWord (*reserve)(const struct generation_ *gen, StgWord blocks);
+} GenPolicy;
+
+extern const GenPolicy gen_policy_copying;
+
+#endif /* RTS_SM_POLICY_H */
