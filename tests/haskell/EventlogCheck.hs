@@ -16,7 +16,8 @@
     * with --hp FILE (the .hp file of the same run): every census in the
       event log is a sample of the .hp file with the same bands and bytes;
     * --user N, --markers N, --binary N: that many user events of each kind
-      (N = -1: at least one).
+      (N = -1: at least one); --foreign-calls N: that many threads stopped
+      for a safe foreign call (rts_suspend).
 
   Prints one line per check and "N passed, N failed"; exits 1 on a failure.
   Built by tests/integration/t_trace_ghc_events.sh with ghc.
@@ -46,7 +47,8 @@ data Opts = Opts
     oBinary :: Maybe Int,
     oGc :: Bool, -- expect collections (--no-gc: expect none)
     oThreads :: Bool, -- expect thread events (--no-threads: expect none)
-    oCut :: Bool -- the run ended without a final collection (a fatal exit)
+    oCut :: Bool, -- the run ended without a final collection (a fatal exit)
+    oForeign :: Maybe Int -- STOP_THREAD events with the status ForeignCall
   }
 
 parseOpts :: [String] -> Opts -> Opts
@@ -59,6 +61,7 @@ parseOpts ("--binary" : n : r) o = parseOpts r o {oBinary = Just (read n)}
 parseOpts ("--no-gc" : r) o = parseOpts r o {oGc = False}
 parseOpts ("--no-threads" : r) o = parseOpts r o {oThreads = False}
 parseOpts ("--cut" : r) o = parseOpts r o {oCut = True}
+parseOpts ("--foreign-calls" : n : r) o = parseOpts r o {oForeign = Just (read n)}
 parseOpts (f : r) o = parseOpts r o {oLog = f}
 
 type Check = String -> Bool -> String -> IO ()
@@ -66,7 +69,7 @@ type Check = String -> Bool -> String -> IO ()
 main :: IO ()
 main = do
   args <- getArgs
-  let opts = parseOpts args (Opts "" Nothing Nothing Nothing Nothing Nothing True True False)
+  let opts = parseOpts args (Opts "" Nothing Nothing Nothing Nothing Nothing True True False Nothing)
   passed <- newIORef (0 :: Int)
   failed <- newIORef (0 :: Int)
   let check :: Check
@@ -179,6 +182,8 @@ checkLog check opts es = do
   expectCount "user message" (oUser opts) (length [() | UserMessage {} <- specs])
   expectCount "user marker" (oMarkers opts) (length [() | UserMarker {} <- specs])
   expectCount "user binary" (oBinary opts) (length [() | UserBinaryMessage {} <- specs])
+  expectCount "STOP_THREAD (foreign call)" (oForeign opts)
+    (length [() | StopThread {status = ForeignCall} <- specs])
 
   -- Figures against -s.
   forM_ (oStats opts) $ \sf -> do

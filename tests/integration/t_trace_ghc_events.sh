@@ -62,6 +62,11 @@ run TRACE_WRITER_FILE=copy.eventlog -- "$tp" writer 100000 +RTS -l -sw.stats -RT
 rc_is 0
 check "a custom writer's copy decodes and agrees with -s" copy.eventlog --stats w.stats --user 10
 
+run -- "$tp" suspend +RTS -l -RTS
+rc_is 0
+check "rts_suspend is a STOP_THREAD for a foreign call, rts_yield one for yielding" trace_prog.eventlog \
+    --foreign-calls 1
+
 run -- "$tp" start 300000
 rc_is 0
 check "startEventLogging without -l: a complete log" trace_prog.eventlog --user 10 --no-threads

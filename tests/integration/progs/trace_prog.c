@@ -14,6 +14,8 @@
  *   flush           with the counting writer: a user event, then a 300 ms
  *                   pause; says whether the writer was called during it
  *                   (--eventlog-flush-interval)
+ *   suspend         rts_suspend / rts_resume (a safe foreign call), then
+ *                   rts_yield
  *   start N         no -l needed: startEventLogging(&FileEventLogWriter)
  *                   after init, N cells, endEventLogging; then more cells
  *   heap-overflow   keep everything until -M is exceeded (exit 251)
@@ -168,6 +170,12 @@ int main(int argc, char *argv[])
         struct timespec pause = {.tv_sec = 0, .tv_nsec = 300 * 1000 * 1000};
         nanosleep(&pause, NULL);
         printf("written during the pause: %s\n", n_write > before ? "yes" : "no");
+    } else if (strcmp(mode, "suspend") == 0) {
+        /* A safe foreign call and a yield: STOP_THREAD with their statuses. */
+        alloc_mode(cap, roots, 1000);
+        void *token = rts_suspend(cap);
+        cap = rts_resume(token);
+        rts_yield(cap);
     } else if (strcmp(mode, "start") == 0) {
         printf("status before: %d\n", (int)eventLogStatus());
         printf("start: %d\n", (int)startEventLogging(&FileEventLogWriter));
