@@ -56,7 +56,7 @@ BASE_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -fPIC -fvisibility=hidden -fno-strict-a
                -Iinclude -Irts -D_GNU_SOURCE
 # Libraries join RTS_LIBS as the features that use them land (libnuma with
 # --numa, libunwind with stack traces); configure already detects them.
-RTS_LIBS := -lm -lpthread $(NUMA_LIBS)
+RTS_LIBS := -lm -lpthread $(NUMA_LIBS) $(UNWIND_LIBS)
 
 WAYS := v debug thr thr_debug
 LIBNAME_v := hsrts

@@ -18,6 +18,7 @@
 #include "rts/Safepoints.h"
 #include "rts/Stable.h"
 #include "rts/StgInfo.h"
+#include "rts/Trace.h"
 
 /*
  * The ABI check (see HSRTS_ABI_VERSION in rts/Config.h): a reference the

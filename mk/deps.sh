@@ -11,7 +11,12 @@ build_pkgs="gcc make autoconf automake pkgconf libnuma-dev libunwind-dev libjema
 # Open MPI: the symmetric heap's mpi backend (libhsrts_mpi) and its tests;
 # for the benchmark, also its own OpenSHMEM (oshrun), the peer.
 mpi_pkgs="openmpi-bin libopenmpi-dev"
-check_pkgs="$build_pkgs check valgrind clang clang-format libclang-rt-14-dev git $mpi_pkgs"
+# ghc + libghc-ghc-events-dev: the event log is read back by ghc-events and
+# the .hp rendered by hp2ps (tests/integration/t_trace*.sh; about 12 s and
+# 780 MB to install). chromium: the hsrts-report page is loaded in a headless
+# browser (tests/integration/t_trace_report.sh; about 22 s and 360 MB).
+trace_pkgs="ghc libghc-ghc-events-dev chromium"
+check_pkgs="$build_pkgs check valgrind clang clang-format libclang-rt-14-dev git $mpi_pkgs $trace_pkgs"
 bench_pkgs="$build_pkgs ghc ocaml-nox libgc-dev hyperfine gnuplot-nox $mpi_pkgs"
 
 case "${1:-build}" in

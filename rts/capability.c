@@ -16,6 +16,7 @@
 #include "sm/storage.h"
 #include "startup.h"
 #include "threads.h"
+#include "trace/trace.h"
 
 Capability **capabilities;
 uint32_t n_capabilities;
@@ -245,6 +246,7 @@ Capability *rts_lock(void)
         msg_fatal(1, "rts_lock: this thread is suspended in a foreign call (call rts_resume)");
     Capability *cap = acquire_any();
     threads_attach(cap);
+    trace_thread_run(cap, cap->r.tso);
     return cap;
 }
 
@@ -261,6 +263,7 @@ void rts_unlock(Capability *cap)
 {
     if (cap == NULL || cap != my_cap)
         cap_misuse("rts_unlock", cap);
+    trace_thread_stop(cap, cap->r.tso, TRACE_STOP_YIELDING);
     threads_detach(cap);
     release(cap);
 }
@@ -309,6 +312,7 @@ void rts_yield(Capability *cap)
         return;
     }
     /* Give the waiters a turn: wait until one has had the capability, then take it back. */
+    trace_thread_stop(cap, cap->r.tso, TRACE_STOP_YIELDING);
     threads_detach(cap);
     my_cap = NULL;
     pthread_setspecific(holder_key, NULL);
@@ -322,12 +326,14 @@ void rts_yield(Capability *cap)
     take_locked(cap);
     pthread_mutex_unlock(&caps_lock);
     threads_attach(cap);
+    trace_thread_run(cap, cap->r.tso);
 }
 
 void *rts_suspend(Capability *cap)
 {
     if (cap == NULL || cap != my_cap)
         cap_misuse("rts_suspend", cap);
+    trace_thread_stop(cap, cap->r.tso, TRACE_STOP_FOREIGN_CALL);
     threads_detach(cap);
     my_suspended_cap = cap;
     release(cap);
@@ -347,6 +353,7 @@ Capability *rts_resume(void *token)
     my_suspended_cap = NULL;
     acquire_same(cap); /* the same capability: see the capability rule in rts/Safepoints.h */
     threads_attach(cap);
+    trace_thread_run(cap, cap->r.tso);
     return cap;
 }
 

@@ -14,6 +14,12 @@
 /* Until hs_init names it, the program is called what the OS calls it. */
 static const char *prog_name;
 static void (*exit_hook)(int code);
+static void (*barf_report)(void);
+
+void msg_set_barf_report(void (*report)(void))
+{
+    barf_report = report;
+}
 
 void msg_set_prog_name(const char *argv0)
 {
@@ -127,5 +133,7 @@ void msg_barf(const char *fmt, ...)
             HSRTS_VERSION, HSRTS_HOST_PLATFORM);
     fflush(stderr);
     va_end(ap);
+    if (barf_report)
+        barf_report();
     abort();
 }

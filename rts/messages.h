@@ -31,6 +31,8 @@ RTS_NORETURN void msg_fatal(int code, const char *fmt, ...) RTS_PRINTF(2, 3);
 
 /* An internal error: print, point at the bug tracker, abort(). */
 RTS_NORETURN void msg_barf(const char *fmt, ...) RTS_PRINTF(1, 2);
+/* What msg_barf adds before aborting (rts/trace installs a stack trace). */
+void msg_set_barf_report(void (*report)(void));
 
 /* Internal invariants: checked in the debug way, gone in the others. */
 #ifdef DEBUG

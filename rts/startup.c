@@ -27,6 +27,7 @@
 #include "stats/stats.h"
 #include "threads.h"
 #include "timer.h"
+#include "trace/trace.h"
 
 /* The ABI check's symbol (rts/Config.h): what objects compiled against these headers refer to. */
 const int HSRTS_ABI_SYMBOL(HSRTS_ABI_VERSION) = HSRTS_ABI_VERSION;
@@ -65,18 +66,16 @@ static void warn_unimplemented(void)
         msg_error(fmt, "-w", "the mark-region collector");
     if (rts_flags.gc.nonmoving)
         msg_error(fmt, "--nonmoving-gc (-xn)", "the nonmoving collector");
-    if (rts_flags.prof.heap_prof != HEAP_PROF_NONE)
-        msg_error(fmt, "-h", "heap profiling");
-    if (rts_flags.trace.eventlog)
-        msg_error(fmt, "-l", "the event log");
 }
 
 /* Whatever way the process ends (heap overflow, a fatal error), report. */
 static void on_fatal_exit(int code)
 {
     (void)code;
-    if (running)
+    if (running) {
         stats_report();
+        trace_fatal_exit();
+    }
 }
 
 void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
@@ -96,6 +95,9 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
 
     stats_init();
     cap_init();
+    /* Before cstack_init: its stack-overflow handler must see a fault first (Note [Crash
+     * handlers]). */
+    trace_init();
     cstack_init();
     sm_init();
     threads_init();
@@ -163,6 +165,7 @@ static void shut_down_runtime(void)
     weak_run_all_at_exit();
     stats_exit_end();
     stats_report();
+    trace_exit();
 
     msg_set_exit_hook(NULL);
     running = false;

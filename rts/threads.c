@@ -14,6 +14,7 @@
 #include "messages.h"
 #include "sm/mut_list.h"
 #include "sm/storage.h"
+#include "trace/trace.h"
 
 /*
  * The thread table. table_lock guards table, table_size, n_live and
@@ -150,6 +151,7 @@ void threads_attach(Capability *cap)
         cap->r.tso = NULL;
         cap->r.stack = NULL;
         my_index = new_thread(cap);
+        trace_thread_create(cap, table[my_index]);
     }
     StgTSO *tso = table[my_index];
     cap->r.tso = tso;

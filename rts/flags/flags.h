@@ -119,6 +119,7 @@ typedef struct {
     HeapProfMode heap_prof;      /* -hT, -hi (-h = -hT with a warning) */
     double heap_prof_interval;   /* -i; default 0.1 */
     char *hp_stem;               /* -po; NULL = program name */
+    uint32_t label_length;       /* -L; longest heap-profile label; 0 = no limit */
     bool automatic_heap_samples; /* false under --no-automatic-heap-samples */
 } ProfFlags;
 

@@ -37,6 +37,7 @@
 #include "stable.h"
 #include "stats/stats.h"
 #include "threads.h"
+#include "trace/trace.h"
 
 /* One GC thread's state; the parallel collector will have one per GC thread. */
 static gc_thread gc_threads[1];
@@ -180,7 +181,7 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
         sm_sync_cap(capabilities[c]);
     uint64_t allocated_words = sm_allocated_since_gc();
 
-    uint32_t N = trigger_choose_gen(force_major);
+    uint32_t N = trigger_choose_gen(force_major || trace_heap_census_due());
     bool major = N == n_generations - 1;
 
 #ifdef DEBUG
@@ -267,5 +268,6 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
         .scav_find_work = gct->scav_find_work,
     };
     gct->any_work = gct->scav_find_work = 0; /* per collection, as the record's */
+    trace_heap_census_after_gc(cap, major);
     stats_gc_end(cap, &rec);
 }

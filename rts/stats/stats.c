@@ -43,6 +43,7 @@
 #include "threads.h"
 #include "startup.h"
 #include "stats/stats_internal.h"
+#include "trace/trace.h"
 
 static RTSStats stats;
 static StatsGcLine last_line;
@@ -106,6 +107,7 @@ void stats_gc_start(void)
     gc_start_faults = os_page_faults();
     gc_start_allocated_words = sm_allocated_since_gc();
     in_gc = true;
+    trace_gc_start(gc_start_elapsed);
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -115,7 +117,6 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 
 void stats_gc_end(Capability *cap, const GcStatsRecord *rec)
 {
-    (void)cap;
     Time end_cpu = now_cpu(), end_elapsed = now_elapsed();
     uint64_t faults = os_page_faults();
     Time cpu = end_cpu - gc_start_cpu;
@@ -195,6 +196,7 @@ void stats_gc_end(Capability *cap, const GcStatsRecord *rec)
     }
     if (rts_config.gcDoneHook)
         rts_config.gcDoneHook(d);
+    trace_gc_end(cap, rec, d, stats.allocated_bytes, end_elapsed);
 }
 
 void stats_exit_start(void)

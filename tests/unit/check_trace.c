@@ -1,0 +1,325 @@
+/*
+ * rts/trace in-process: the heap census against a heap whose contents the
+ * test knows, the band labels of -hT / -hi / -L, and the event log's binary
+ * layout read back by a small independent decoder (header table, blocks,
+ * sizes, order), through a writer that keeps the bytes in memory. The
+ * Haskell ghc-events reader checks real runs (t_trace_ghc_events.sh).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "Rts.h"
+#include "flags/flags.h"
+#include "test_util.h"
+#include "trace/debug_trace.h"
+#include "trace/heap_prof.h"
+
+static const StgInfoTable cell_info = HS_CONSTR_INFO(0, 2, 1, "test:Cell");
+static const StgInfoTable nil_info = {.type = CONSTR_STATIC, .name = "test:Nil"};
+static const StgClosure nil = {.info = &nil_info};
+static StgClosure *entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)cap;
+    (void)fv;
+    return self;
+}
+static const StgInfoTable named_thunk = HS_THUNK_INFO(entry, 0, 1, "test:myThunk");
+static const StgInfoTable unnamed_thunk = HS_THUNK_INFO(entry, 0, 1, NULL);
+
+static uint64_t band_bytes(const char *label)
+{
+    const HpBand *b;
+    uint32_t n;
+    trace_hp_census(&b, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(b[i].label, label) == 0)
+            return b[i].bytes;
+    return 0;
+}
+
+/* The .hp file a test's runtime wrote (its -po stem is the last option). */
+static void remove_hp(const char *opts)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s.hp", strrchr(opts, ' ') + 4);
+    ck_assert_int_eq(remove(name), 0);
+}
+
+/* A census after a major collection counts exactly the kept cells. */
+START_TEST(census_counts_live_objects)
+{
+    char opts[96];
+    snprintf(opts, sizeof opts, "-hT -i1000 -po%s/check_trace.%d", P_tmpdir, (int)getpid());
+    test_start_rts("check_trace", opts, 1);
+    Capability *cap = rts_lock();
+    StgClosure **roots = rts_push_roots(cap, 1);
+    roots[0] = (StgClosure *)&nil;
+    TestRng rng;
+    rng_init(&rng, test_seed("census_counts_live_objects"));
+    long kept = 1000 + (long)rng_below(&rng, 50000);
+    for (long i = 0; i < kept + 200000; i++) {
+        if (i == 200000)
+            roots[0] = (StgClosure *)&nil; /* what came before dies */
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 4);
+        c->info = &cell_info;
+        c->payload[0] = (StgClosure *)&nil;
+        c->payload[1] = roots[0];
+        c->payload[2] = (StgClosure *)(StgWord)i;
+        roots[0] = c;
+    }
+    performMajorGC();
+    ck_assert_uint_eq(band_bytes("test:Cell"), (uint64_t)kept * 4 * sizeof(StgWord));
+    ck_assert_uint_gt(band_bytes("STACK"), 0);
+    ck_assert_uint_eq(band_bytes("TSO"), sizeof(StgTSO));
+    roots[0] = (StgClosure *)&nil;
+    performMajorGC();
+    ck_assert_uint_eq(band_bytes("test:Cell"), 0);
+    rts_pop_roots(cap, roots);
+    rts_unlock(cap);
+    hs_exit();
+    remove_hp(opts);
+}
+END_TEST
+
+START_TEST(labels)
+{
+    flags_init_defaults();
+    rts_flags.prof.heap_prof = HEAP_PROF_CLOSURE_TYPE;
+    ck_assert_str_eq(trace_hp_label_of(&cell_info), "test:Cell");
+    ck_assert_str_eq(trace_hp_label_of(&named_thunk), "THUNK");
+    ck_assert_str_eq(trace_hp_label_of(&unnamed_thunk), "THUNK");
+    rts_flags.prof.heap_prof = HEAP_PROF_INFO_TABLE;
+    ck_assert_str_eq(trace_hp_label_of(&cell_info), "test:Cell");
+    ck_assert_str_eq(trace_hp_label_of(&named_thunk), "test:myThunk");
+    char addr[32];
+    snprintf(addr, sizeof addr, "%p", (const void *)&unnamed_thunk);
+    ck_assert_str_eq(trace_hp_label_of(&unnamed_thunk), addr);
+}
+END_TEST
+
+/* -L and control characters: the census's bands, after a run with -hi -L6. */
+static const StgInfoTable odd_info = HS_CONSTR_INFO(0, 0, 1, "a\tb\nc:Long.Name");
+START_TEST(labels_cut_and_cleaned)
+{
+    char opts[96];
+    snprintf(opts, sizeof opts, "-hi -L6 -i1000 -po%s/check_trace.%d", P_tmpdir, (int)getpid());
+    test_start_rts("check_trace", opts, 0);
+    Capability *cap = rts_lock();
+    StgClosure **roots = rts_push_roots(cap, 1);
+    StgClosure *c = (StgClosure *)rts_alloc(cap, 2);
+    c->info = &odd_info;
+    c->payload[0] = (StgClosure *)(StgWord)7;
+    roots[0] = c;
+    performMajorGC();
+    ck_assert_uint_eq(band_bytes("a?b?c:"), 2 * sizeof(StgWord));
+    rts_pop_roots(cap, roots);
+    rts_unlock(cap);
+    hs_exit();
+    remove_hp(opts);
+}
+END_TEST
+
+START_TEST(debug_trace_is_free_when_off)
+{
+    flags_init_defaults();
+    int evaluated = 0;
+    DEBUG_TRACE(gc, "never printed %d", evaluated++);
+    ck_assert_int_eq(evaluated, 0);
+}
+END_TEST
+
+/* --- the event log through a memory writer --------------------------------------- */
+
+static uint8_t *mem;
+static size_t mem_len, mem_cap;
+static int mem_inits, mem_stops, mem_flushes;
+static void mem_init(void)
+{
+    mem_inits++;
+}
+static bool mem_write(void *p, size_t n)
+{
+    if (mem_len + n > mem_cap) {
+        mem_cap = (mem_len + n) * 2;
+        mem = realloc(mem, mem_cap);
+    }
+    memcpy(mem + mem_len, p, n);
+    mem_len += n;
+    return true;
+}
+static void mem_flush(void)
+{
+    mem_flushes++;
+}
+static void mem_stop(void)
+{
+    mem_stops++;
+}
+static const EventLogWriter mem_writer = {mem_init, mem_write, mem_flush, mem_stop};
+
+/* An independent decoder of the format (reference §7.1). */
+typedef struct {
+    const uint8_t *p, *end;
+    bool bad;
+} Rd;
+static uint64_t rd(Rd *r, int bytes)
+{
+    uint64_t v = 0;
+    if (r->end - r->p < bytes) {
+        r->bad = true;
+        return 0;
+    }
+    for (int i = 0; i < bytes; i++)
+        v = v << 8 | *r->p++;
+    return v;
+}
+
+typedef struct {
+    int sizes[256]; /* -1 unknown, 0xFFFF variable */
+    int n_types;
+    int n_blocks, n_events, n_user;
+    char user[16][64];
+    uint64_t last_time[2]; /* per buffer: capability 0, global */
+    bool time_order_ok, blocks_ok, ended;
+} Decoded;
+
+static void decode(Decoded *d)
+{
+    memset(d, 0, sizeof *d);
+    for (int i = 0; i < 256; i++)
+        d->sizes[i] = -1;
+    d->time_order_ok = d->blocks_ok = true;
+    Rd r = {mem, mem + mem_len, false};
+    ck_assert_uint_eq(rd(&r, 4), 0x68647262); /* hdrb */
+    ck_assert_uint_eq(rd(&r, 4), 0x68657462); /* hetb */
+    uint64_t m;
+    while ((m = rd(&r, 4)) == 0x65746200) {
+        int id = (int)rd(&r, 2), size = (int)rd(&r, 2);
+        uint64_t dlen = rd(&r, 4);
+        ck_assert(dlen > 0 && dlen < 100);
+        r.p += dlen;
+        ck_assert_uint_eq(rd(&r, 4), 0); /* extension */
+        ck_assert_uint_eq(rd(&r, 4), 0x65746500);
+        ck_assert(id < 256);
+        d->sizes[id] = size;
+        d->n_types++;
+    }
+    ck_assert_uint_eq(m, 0x68657465);         /* hete */
+    ck_assert_uint_eq(rd(&r, 4), 0x68647265); /* hdre */
+    ck_assert_uint_eq(rd(&r, 4), 0x64617462); /* datb */
+    const uint8_t *block_end = NULL;
+    int buf = 0;
+    while (!r.bad) {
+        const uint8_t *at = r.p;
+        int type = (int)rd(&r, 2);
+        if (type == 0xFFFF) {
+            d->ended = r.p == r.end;
+            break;
+        }
+        uint64_t t = rd(&r, 8);
+        ck_assert_msg(type < 256 && d->sizes[type] >= 0, "event type %d not in the header", type);
+        if (type == 18) { /* block marker */
+            if (block_end && at != block_end)
+                d->blocks_ok = false;
+            block_end = at + rd(&r, 4);
+            uint64_t end_time = rd(&r, 8);
+            buf = rd(&r, 2) == 0xFFFF ? 1 : 0;
+            if (end_time < t)
+                d->time_order_ok = false;
+            d->n_blocks++;
+            continue;
+        }
+        if (block_end == NULL || at >= block_end)
+            d->blocks_ok = false;
+        if (t < d->last_time[buf])
+            d->time_order_ok = false;
+        d->last_time[buf] = t;
+        size_t size = d->sizes[type] == 0xFFFF ? rd(&r, 2) : (size_t)d->sizes[type];
+        if (type == 19 && d->n_user < 16) { /* USER_MSG */
+            size_t n = size < 63 ? size : 63;
+            memcpy(d->user[d->n_user], r.p, n);
+            d->user[d->n_user][n] = '\0';
+            d->n_user++;
+        }
+        r.p += size;
+        if (r.p > block_end)
+            d->blocks_ok = false;
+        d->n_events++;
+    }
+    ck_assert(!r.bad);
+}
+
+START_TEST(eventlog_layout)
+{
+    mem_len = 0;
+    mem_inits = mem_stops = mem_flushes = 0;
+    test_start_rts("check_trace", "", 0);
+    ck_assert_int_eq(eventLogStatus(), EVENTLOG_NOT_CONFIGURED);
+    ck_assert(startEventLogging(&mem_writer));
+    ck_assert(!startEventLogging(&mem_writer));
+    ck_assert_int_eq(rts_isTracing(), 1);
+    Capability *cap = rts_lock();
+    for (int i = 0; i < 5; i++) {
+        char msg[32];
+        snprintf(msg, sizeof msg, "message %d", i);
+        rts_traceEvent(cap, msg);
+        performGC();
+    }
+    rts_traceEvent(NULL, "from no capability");
+    rts_unlock(cap);
+    endEventLogging();
+    ck_assert_int_eq(eventLogStatus(), EVENTLOG_NOT_CONFIGURED);
+    ck_assert_int_eq(mem_inits, 1);
+    ck_assert_int_eq(mem_stops, 1);
+    ck_assert_int_ge(mem_flushes, 1);
+    Decoded d;
+    decode(&d);
+    ck_assert(d.ended);
+    ck_assert(d.blocks_ok);
+    ck_assert(d.time_order_ok);
+    ck_assert_int_ge(d.n_types, 30);
+    ck_assert_int_ge(d.n_blocks, 2);
+    ck_assert_int_ge(d.n_events, 5 * 8);
+    ck_assert_int_eq(d.n_user, 6);
+    ck_assert_str_eq(d.user[0], "message 0");
+    ck_assert_str_eq(d.user[4], "message 4");
+    ck_assert_str_eq(d.user[5], "from no capability");
+    hs_exit();
+    free(mem);
+    mem = NULL;
+    mem_cap = 0;
+}
+END_TEST
+
+/* A program that never starts the log: events cost nothing and go nowhere. */
+START_TEST(events_without_a_log)
+{
+    test_start_rts("check_trace", "", 0);
+    Capability *cap = rts_lock();
+    ck_assert_int_eq(rts_isTracing(), 0);
+    rts_traceEvent(cap, "dropped");
+    rts_traceMarker(cap, "dropped");
+    rts_traceBinaryEvent(cap, (const uint8_t *)"x", 1);
+    flushEventLog(&cap);
+    endEventLogging();
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("trace");
+    TCase *tc = tcase_create("trace");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, census_counts_live_objects);
+    tcase_add_test(tc, labels);
+    tcase_add_test(tc, labels_cut_and_cleaned);
+    tcase_add_test(tc, debug_trace_is_free_when_off);
+    tcase_add_test(tc, eventlog_layout);
+    tcase_add_test(tc, events_without_a_log);
+    suite_add_tcase(s, tc);
+    return test_run(s);
+}
