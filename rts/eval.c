@@ -108,6 +108,16 @@ RTS_INLINE StgWord *slot_of(StgClosure *q)
 }
 
 /*
+ * Look at the slot without claiming it: another thread may be claiming it
+ * by CAS right now (claim), so the look is an atomic load (a plain load on
+ * every machine we build for).
+ */
+RTS_INLINE StgWord slot_peek(StgClosure *q)
+{
+    return __atomic_load_n(slot_of(q), __ATOMIC_RELAXED);
+}
+
+/*
  * Note [Waiting for a blackhole]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A thread that needs a thunk another thread is evaluating gives its
@@ -449,8 +459,9 @@ RTS_INLINE StgClosure *eval_loop_from(Capability *cap, StgClosure *p, StgWord pe
             /* The common cases first, without a jump table. */
             if (RTS_LIKELY(type == THUNK) || type == THUNK_SELECTOR || type == AP ||
                 type == THUNK_STATIC) {
-                if (*slot_of(p) != 0) {
-                    p = blackhole_wait(cap, p, *slot_of(p));
+                StgWord owner = slot_peek(p);
+                if (owner != 0) {
+                    p = blackhole_wait(cap, p, owner);
                     continue;
                 }
                 if (pending > 0 &&
@@ -549,7 +560,7 @@ RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
 {
     if (RTS_LIKELY(p != NULL && GET_TAG(p) == 0)) {
         const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
-        if (RTS_LIKELY(info->type == THUNK && *slot_of(p) == 0)) {
+        if (RTS_LIKELY(info->type == THUNK && slot_peek(p) == 0)) {
             StgClosure *v = enter_plain_thunk(cap, &p, info);
             if (RTS_UNLIKELY(v == EVAL_RETRY))
                 return eval_loop_call(cap, p); /* another thread claimed it */
@@ -561,7 +572,7 @@ RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
             eval_update(cap, t, v);
             return v;
         }
-        if (info->type == THUNK_SELECTOR && *slot_of(p) == 0) {
+        if (info->type == THUNK_SELECTOR && slot_peek(p) == 0) {
             /* A selector of an evaluated constructor whose field is a value: no frames. */
             StgClosure *c = ((StgSelector *)p)->selectee;
             if (GET_TAG(c) == 0 && c->info == &stg_IND_info)
