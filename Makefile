@@ -186,20 +186,20 @@ run: all build/bench/binarytrees
 
 TEST_SUPPORT_SRCS := $(wildcard tests/support/*.c)
 # check_thr_*.c need the threaded way; the threaded ways also run the suites
-# listed in THR_ALSO (the vanilla stress suite stays vanilla: its threaded
-# counterpart is check_thr_stress).
+# listed in THR_ALSO (check_stress runs its parallel-collector configurations
+# there; its threaded counterpart with several mutators is check_thr_stress).
 UNIT_SRCS_THR := $(wildcard tests/unit/check_thr_*.c)
 UNIT_SRCS := $(filter-out $(UNIT_SRCS_THR),$(wildcard tests/unit/check_*.c))
-THR_ALSO := check_api check_barriers check_deep_eval check_eval check_mutable check_stable \
+THR_ALSO := check_api check_barriers check_deep_eval check_eval check_mutable check_stable check_stress \
             check_stack check_threads
 UNIT_TESTS_debug := $(patsubst tests/unit/%.c,build/tests/debug/%,$(UNIT_SRCS))
 UNIT_TESTS_v := $(patsubst tests/unit/%.c,build/tests/v/%,$(UNIT_SRCS))
 UNIT_TESTS_asan := $(patsubst tests/unit/%.c,build/tests/asan/%,$(UNIT_SRCS))
 UNIT_TESTS_thr_debug := $(patsubst tests/unit/%.c,build/tests/thr_debug/%,$(UNIT_SRCS_THR)) \
                         $(addprefix build/tests/thr_debug/,$(THR_ALSO))
-UNIT_TESTS_thr := $(patsubst tests/unit/%.c,build/tests/thr/%,$(UNIT_SRCS_THR))
+UNIT_TESTS_thr := $(patsubst tests/unit/%.c,build/tests/thr/%,$(UNIT_SRCS_THR)) build/tests/thr/check_stress
 UNIT_TESTS_tsan := $(patsubst tests/unit/%.c,build/tests/tsan/%,$(UNIT_SRCS_THR)) \
-                   $(addprefix build/tests/tsan/,check_threads check_eval)
+                   $(addprefix build/tests/tsan/,check_threads check_eval check_stress)
 TEST_CFLAGS := $(PROG_CFLAGS) -Irts -Itests/support $(CHECK_CFLAGS) -Wno-missing-prototypes
 TEST_CFLAGS_v := -O2 -g
 TEST_CFLAGS_debug := -O0 -g3 -DDEBUG

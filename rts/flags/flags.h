@@ -79,18 +79,19 @@ typedef struct {
 } GcFlags;
 
 typedef struct {
-    uint32_t n_capabilities;   /* -N; default 1 */
-    bool max_n;                /* -maxN given */
-    bool parallel_gc;          /* false under bare -qg or -g1 */
-    uint32_t parallel_gc_gen;  /* -qg<n>; default 0 */
-    bool load_balance;         /* false under bare -qb */
-    uint32_t load_balance_gen; /* -qb<n>; default derived from -A */
-    bool load_balance_set;     /* -qb given (else derived) */
-    uint32_t gc_threads;       /* -qn; 0 = same as -N */
-    uint32_t idle_skip;        /* -qi */
-    bool set_affinity;         /* -qa */
-    bool no_migrate;           /* -qm */
-    uint32_t max_local_sparks; /* -e; default 4096 */
+    uint32_t n_capabilities;              /* -N; default 1 */
+    bool max_n;                           /* -maxN given */
+    bool parallel_gc;                     /* false under bare -qg or -g1 */
+    uint32_t parallel_gc_gen;             /* -qg<n>; default 0 */
+    bool load_balance;                    /* false under bare -qb */
+    uint32_t load_balance_gen;            /* -qb<n>; default derived from -A */
+    bool load_balance_set;                /* -qb given (else derived) */
+    uint32_t gc_threads;                  /* -qn; 0 = same as -N */
+    uint32_t idle_skip;                   /* -qi */
+    uint64_t parallel_gc_threshold_bytes; /* --parallel-gc-threshold=; 0 = always parallel */
+    bool set_affinity;                    /* -qa */
+    bool no_migrate;                      /* -qm */
+    uint32_t max_local_sparks;            /* -e; default 4096 */
 } ParFlags;
 
 typedef struct {

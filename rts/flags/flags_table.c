@@ -697,6 +697,13 @@ const FlagSpec flags_table[] = {
     {.name = "-qm", .form = FLAG_FORM_BARE, .way = FLAGS_WAY_THREADED, .safety = FLAG_UNSAFE,
      .group = FLAG_GROUP_PAR, STORE(BOOL, par.no_migrate), DEF_U(0), BARE_U(1), .example = "-qm",
      .help = "Don't automatically migrate threads between CPUs"},
+    {.name = "--parallel-gc-threshold", .form = FLAG_FORM_EQUALS, .kind = FLAG_ARG_SIZE,
+     .way = FLAGS_WAY_THREADED, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_PAR,
+     STORE(U64, par.parallel_gc_threshold_bytes), DEF_U(2 * MiB), UBOUNDS(0, INT64_MAX),
+     .arg_help = "=<size>", .example = "--parallel-gc-threshold=8m",
+     .help = "Collect on one thread when the last collection of the same\n"
+             "generations copied less than <size> (default 2m; 0: every\n"
+             "collection -qg allows is parallel)"},
     {.name = "-qi", .form = FLAG_FORM_ATTACHED, .kind = FLAG_ARG_INT, .way = FLAGS_WAY_THREADED,
      .safety = FLAG_UNSAFE, .group = FLAG_GROUP_PAR, STORE(U32, par.idle_skip), DEF_U(0),
      UBOUNDS(0, UINT32_MAX), .arg_help = "<n>", .example = "-qi4",

@@ -49,7 +49,14 @@ typedef struct bdescr_ {
     uint16_t node;           /* NUMA node */
     uint16_t flags;          /* BF_* */
     uint32_t blocks;         /* group length (head only) */
-    uint32_t pad_[3];
+    /*
+     * 1 in a free group's head and tail (as free == BD_FREE_MARK). Written
+     * only by the block allocator, under sm_lock: coalescing looks at the
+     * neighbours of a freed group, whose owners may be bumping `free`
+     * meanwhile (a GC thread filling its remembered set), so it tests this.
+     */
+    uint32_t free_group;
+    uint32_t pad_[2];
 } bdescr;
 
 _Static_assert(sizeof(bdescr) == BDESCR_SIZE, "bdescr must be 64 bytes");

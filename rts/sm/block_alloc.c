@@ -81,8 +81,10 @@ static void mark_free(bdescr *bd)
 {
     bdescr *tail = bd + bd->blocks - 1;
     bd->free = BD_FREE_MARK;
+    bd->free_group = 1;
     if (tail != bd) {
         tail->free = BD_FREE_MARK;
+        tail->free_group = 1;
         tail->blocks = 0;
         tail->link = bd;
     }
@@ -93,6 +95,7 @@ static void mark_free(bdescr *bd)
 static void init_group(bdescr *head)
 {
     head->free = head->start;
+    head->free_group = 0;
     head->link = NULL;
     head->u.back = NULL;
     head->gen = NULL;
@@ -105,6 +108,7 @@ static void init_group(bdescr *head)
         head[i].blocks = 0;
         head[i].link = head;
         head[i].free = NULL;
+        head[i].free_group = 0;
         head[i].flags = 0;
         head[i].gen = NULL;
     }
@@ -258,7 +262,7 @@ void bd_free_group(bdescr *bd)
     n_free_blocks += bd->blocks;
 
     bdescr *next = bd + bd->blocks;
-    if (next <= last_bdescr(bd->start) && next->free == BD_FREE_MARK) {
+    if (next <= last_bdescr(bd->start) && next->free_group) {
         free_list_remove(next);
         bd->blocks += next->blocks;
         next->blocks = 0;
@@ -268,7 +272,7 @@ void bd_free_group(bdescr *bd)
         bdescr *prev = bd - 1;
         if (prev->blocks == 0)
             prev = prev->link;
-        if (prev->free == BD_FREE_MARK) {
+        if (prev->free_group) {
             free_list_remove(prev);
             prev->blocks += bd->blocks;
             bd->blocks = 0;

@@ -4,6 +4,7 @@
 #include "sm/evac.h"
 
 #include "messages.h"
+#include "sm/gc_par.h"
 #include "sm/layout.h"
 
 void evac_bad_object(const StgClosure *q, const char *where)
@@ -20,8 +21,23 @@ void evac_bad_object(const StgClosure *q, const char *where)
  * A large object (or pinned block) is never copied: its group moves from
  * the from-space large-object list to its destination generation's list.
  */
+/* Guards the from-space large-object lists in a parallel collection (Note [Forwarding by CAS]). */
+static GcSpinLock large_lock;
+
 void evac_large(gc_thread *gct, bdescr *bd)
 {
+#ifdef THREADED_RTS
+    if (gct->parallel) {
+        gc_spin_lock(&large_lock);
+        if (bd->flags & BF_EVACUATED) {
+            /* Another thread relinked it while we waited. */
+            gc_spin_unlock(&large_lock);
+            if (bd->gen_no < gct->evac_gen_no)
+                gct->failed_to_evac = true;
+            return;
+        }
+    }
+#endif
     ASSERT(bd->blocks > 0 && (bd->flags & BF_LARGE) && !(bd->flags & BF_EVACUATED));
     generation *from = bd->gen;
     /* Unlink from the from-space list (doubly linked through link/u.back). */
@@ -35,7 +51,6 @@ void evac_large(gc_thread *gct, bdescr *bd)
     uint32_t gen_no = dest_gen(gct, bd);
     generation *gen = &generations[gen_no];
     gen_workspace *ws = &gct->ws[gen_no];
-    bd->flags |= BF_EVACUATED;
     bd->gen = gen;
     bd->gen_no = (uint16_t)gen_no;
     bd->dest_no = (uint16_t)gen->to->no;
@@ -44,9 +59,25 @@ void evac_large(gc_thread *gct, bdescr *bd)
         bd->link = ws->large_done;
         ws->large_done = bd;
     } else {
-        bd->link = ws->todo_large;
-        ws->todo_large = bd;
+        gc_push_large(gct, ws, bd);
     }
+    /* Last: other threads test this flag, and then read gen_no. */
+#ifdef THREADED_RTS
+    __atomic_store_n(&bd->flags, (uint16_t)(bd->flags | BF_EVACUATED), __ATOMIC_RELEASE);
+    if (gct->parallel)
+        gc_spin_unlock(&large_lock);
+#else
+    bd->flags |= BF_EVACUATED;
+#endif
+}
+
+uint64_t evac_large_lock_spins(void)
+{
+    return large_lock.spins;
+}
+uint64_t evac_large_lock_yields(void)
+{
+    return large_lock.yields;
 }
 
 /*
@@ -61,8 +92,25 @@ void evac_large(gc_thread *gct, bdescr *bd)
  * (SELECTOR_DEPTH), which also cuts cycles such as p = (fst p, 1). The
  * thunk itself is left unchanged, so another reference to it is short-cut
  * the same way.
+ *
+ * In a parallel collection another GC thread may be copying or scavenging
+ * the objects met on the way: a forwarded object's type is read from its
+ * copy, but its fields from the from-space original, which nobody writes;
+ * the fields of an object that is not in from-space (to-space, or an
+ * older generation) may be rewritten by a scavenger at the same moment,
+ * so they are read with atomic loads (either value reaches the same
+ * object; evacuate() then finds the right copy).
  */
 #define SELECTOR_DEPTH 16
+
+static StgClosure *read_field(StgClosure *const *f)
+{
+#ifdef THREADED_RTS
+    return __atomic_load_n(f, __ATOMIC_RELAXED);
+#else
+    return *f;
+#endif
+}
 
 /* The value of field `field` of the closure c reaches, following INDs. */
 static bool select_field(gc_thread *gct, StgClosure *c, uint32_t field, StgClosure **out)
@@ -75,17 +123,17 @@ static bool select_field(gc_thread *gct, StgClosure *c, uint32_t field, StgClosu
             *out = c->payload[field];
             return true;
         }
-        if (is_forwarded(c))
-            c = forwardee(c);
-        const StgInfoTable *info = c->info;
+        const StgInfoTable *info = gc_info(c);
+        if ((StgWord)info & 1)
+            info = gc_info((StgClosure *)((StgWord)info - 1)); /* fields: still c's */
         switch (info->type) {
         case CONSTR:
             if (field >= info->ptrs)
                 return false;
-            *out = c->payload[field];
+            *out = read_field(&c->payload[field]);
             return true;
         case IND:
-            c = ((StgInd *)c)->indirectee;
+            c = read_field(&((StgInd *)c)->indirectee);
             continue;
         case THUNK_SELECTOR: {
             /* A nested selector: find its value first (bounded). */
@@ -93,7 +141,8 @@ static bool select_field(gc_thread *gct, StgClosure *c, uint32_t field, StgClosu
             if (((StgSelector *)c)->slot != 0 || gct->selector_depth >= SELECTOR_DEPTH)
                 return false;
             gct->selector_depth++;
-            bool ok = select_field(gct, ((StgSelector *)c)->selectee, c->info->tag, &inner);
+            bool ok =
+                select_field(gct, read_field(&((StgSelector *)c)->selectee), info->tag, &inner);
             gct->selector_depth--;
             if (!ok)
                 return false;
@@ -107,13 +156,13 @@ static bool select_field(gc_thread *gct, StgClosure *c, uint32_t field, StgClosu
     return false;
 }
 
-bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q)
+bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q, const StgInfoTable *info)
 {
     if (gct->selector_depth >= SELECTOR_DEPTH)
         return false;
     StgClosure *v;
     gct->selector_depth++;
-    bool ok = select_field(gct, ((StgSelector *)q)->selectee, q->info->tag, &v);
+    bool ok = select_field(gct, ((StgSelector *)q)->selectee, info->tag, &v);
     if (ok && UNTAG(v) != q) {
         *p = v;
         evacuate(gct, p);

@@ -8,6 +8,27 @@
  * address of the copy plus 1. Info tables are word-aligned, so a header
  * with the low bit set is always a forwarding pointer. Tags live in the
  * pointers, not the objects, so a forwarded field keeps its own tag.
+ *
+ * Note [Forwarding by CAS]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * In a parallel collection two GC threads may reach the same object at
+ * once. Each copies it into its own to-space and then installs its
+ * forwarding pointer with a compare-and-swap on the header, from the info
+ * pointer it read to the copy: one wins. The loser's copy is the last thing
+ * it allocated, so it takes the words back (todo_free = its copy) and uses
+ * the winner's address; if the winner put the object in a younger
+ * generation than the loser needed, the field stays remembered
+ * (failed_to_evac), as when a forwarded object is met. A copy is made from
+ * the info pointer read and the object's other words, which nobody writes
+ * during a collection: the header is the only word of a from-space object
+ * that changes, so it is read with acquire loads (which also make the
+ * winner's copy and its block descriptor visible) and written only by CAS.
+ *
+ * Large objects have no header to swap: a global lock guards the
+ * from-space lists they are unlinked from, and BF_EVACUATED, stored with
+ * release after the object is relinked, is what other threads test.
+ * One GC thread (the vanilla way, or a collection that is not parallel)
+ * stores the forwarding pointer plainly.
  */
 #ifndef RTS_SM_EVAC_H
 #define RTS_SM_EVAC_H
@@ -26,18 +47,37 @@ void statics_mark(gc_thread *gct, const StgClosure *q);
  * A selector thunk whose selectee is already a constructor: evacuate the
  * selected field instead. false if it cannot be done (leave the thunk).
  */
-bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q);
+bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q, const StgInfoTable *info);
 
 /* Relink a large object (or pinned block) into its destination generation. */
 void evac_large(gc_thread *gct, bdescr *bd);
 
+/* A header or a block's flags, which another GC thread may be writing (Note [Forwarding by CAS]).
+ */
+RTS_INLINE const StgInfoTable *gc_info(const StgClosure *q)
+{
+#ifdef THREADED_RTS
+    return __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
+#else
+    return q->info;
+#endif
+}
+RTS_INLINE uint16_t gc_block_flags(const bdescr *bd)
+{
+#ifdef THREADED_RTS
+    return __atomic_load_n(&bd->flags, __ATOMIC_ACQUIRE);
+#else
+    return bd->flags;
+#endif
+}
+
 RTS_INLINE bool is_forwarded(const StgClosure *q)
 {
-    return ((StgWord)q->info & 1) != 0;
+    return ((StgWord)gc_info(q) & 1) != 0;
 }
 RTS_INLINE StgClosure *forwardee(const StgClosure *q)
 {
-    return (StgClosure *)((StgWord)q->info - 1);
+    return (StgClosure *)((StgWord)gc_info(q) - 1);
 }
 
 /* Check an info pointer before trusting it (debug way: every object). */
@@ -54,27 +94,29 @@ RTS_INLINE void check_info(const StgClosure *q, const StgInfoTable *info)
 #endif
 }
 
-/* Most objects are a few words: give the common sizes straight-line copies. */
-RTS_INLINE void copy_words(StgPtr to, const StgWord *from, StgWord size)
+/*
+ * Copy an object whose header (`info`) was read already; the header word
+ * is not read again (Note [Forwarding by CAS]). Most objects are a few
+ * words: the common sizes get straight-line copies.
+ */
+RTS_INLINE void copy_words(StgPtr to, const StgInfoTable *info, const StgWord *from, StgWord size)
 {
+    to[0] = (StgWord)info;
     switch (size) {
     case 2:
-        to[0] = from[0];
         to[1] = from[1];
         return;
     case 3:
-        to[0] = from[0];
         to[1] = from[1];
         to[2] = from[2];
         return;
     case 4:
-        to[0] = from[0];
         to[1] = from[1];
         to[2] = from[2];
         to[3] = from[3];
         return;
     default:
-        for (StgWord i = 0; i < size; i++)
+        for (StgWord i = 1; i < size; i++)
             to[i] = from[i];
     }
 }
@@ -91,14 +133,45 @@ RTS_INLINE uint32_t dest_gen(gc_thread *gct, const bdescr *bd)
     return gen_no;
 }
 
-/* Copy q (size words) to its destination generation and forward it. */
-RTS_INLINE StgClosure *copy(gc_thread *gct, StgClosure *q, StgWord size, const bdescr *bd)
+/*
+ * Make q's header point at its copy `to` (the last `size` words gct
+ * allocated in generation gen_no): the address q now lives at.
+ */
+RTS_INLINE StgClosure *forward(gc_thread *gct, StgClosure *q, const StgInfoTable *info, StgPtr to,
+                               StgWord size, uint32_t gen_no)
 {
-    ASSERT(size > 0 && size < LARGE_OBJECT_THRESHOLD_W);
-    StgPtr to = gc_alloc_for_copy(gct, size, dest_gen(gct, bd));
-    copy_words(to, (const StgWord *)q, size);
+#ifdef THREADED_RTS
+    if (gct->parallel) {
+        const StgInfoTable *seen = info;
+        if (RTS_LIKELY(__atomic_compare_exchange_n(&q->info, &seen,
+                                                   (const StgInfoTable *)((StgWord)to + 1), false,
+                                                   __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)))
+            return (StgClosure *)to;
+        /* Another thread copied it first: take our words back, use its copy. */
+        gct->ws[gen_no].todo_free = to;
+        gct->copy_races++;
+        StgClosure *won = (StgClosure *)((StgWord)seen - 1);
+        if (Bdescr(won)->gen_no < gct->evac_gen_no)
+            gct->failed_to_evac = true;
+        return won;
+    }
+#endif
+    (void)size;
+    (void)gen_no;
+    (void)info;
     q->info = (const StgInfoTable *)((StgWord)to + 1);
     return (StgClosure *)to;
+}
+
+/* Copy q (size words) to its destination generation and forward it. */
+RTS_INLINE StgClosure *copy(gc_thread *gct, StgClosure *q, const StgInfoTable *info, StgWord size,
+                            const bdescr *bd)
+{
+    ASSERT(size > 0 && size < LARGE_OBJECT_THRESHOLD_W);
+    uint32_t gen_no = dest_gen(gct, bd);
+    StgPtr to = gc_alloc_for_copy(gct, size, gen_no);
+    copy_words(to, info, (const StgWord *)q, size);
+    return forward(gct, q, info, to, size, gen_no);
 }
 
 RTS_INLINE void evac_heap(gc_thread *gct, StgClosure **p, StgClosure *q)
@@ -112,15 +185,16 @@ loop:
     q = UNTAG(q);
     bd = Bdescr(q);
 
-    if (bd->flags & (BF_EVACUATED | BF_LARGE)) {
-        if (!(bd->flags & BF_EVACUATED))
+    uint16_t flags = gc_block_flags(bd);
+    if (flags & (BF_EVACUATED | BF_LARGE)) {
+        if (!(flags & BF_EVACUATED))
             evac_large(gct, bd);
         else if (bd->gen_no < gct->evac_gen_no)
             gct->failed_to_evac = true;
         return;
     }
 
-    info = q->info;
+    info = gc_info(q);
     if ((StgWord)info & 1) {
         StgClosure *to = (StgClosure *)((StgWord)info - 1);
         *p = TAG_CLOSURE(tag, to);
@@ -133,7 +207,7 @@ loop:
     switch (info->type) {
     case CONSTR:
     case FUN:
-        *p = TAG_CLOSURE(tag, copy(gct, q, 1 + (StgWord)info->ptrs + info->nptrs, bd));
+        *p = TAG_CLOSURE(tag, copy(gct, q, info, 1 + (StgWord)info->ptrs + info->nptrs, bd));
         return;
 
     case IND:
@@ -157,18 +231,18 @@ loop:
              * free variables may die. See Note [Blackholed free variables]
              * in scan.h.
              */
-            StgPtr to = gc_alloc_for_copy(gct, SIZEOF_W(StgBlackhole), dest_gen(gct, bd));
+            uint32_t gen_no = dest_gen(gct, bd);
+            StgPtr to = gc_alloc_for_copy(gct, SIZEOF_W(StgBlackhole), gen_no);
             ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;
             ((StgBlackhole *)to)->owner = slot;
-            q->info = (const StgInfoTable *)((StgWord)to + 1);
-            *p = (StgClosure *)to;
+            *p = forward(gct, q, info, to, SIZEOF_W(StgBlackhole), gen_no);
             return;
         }
         if (info->type == THUNK) {
-            *p = TAG_CLOSURE(tag, copy(gct, q, 2 + (StgWord)info->ptrs + info->nptrs, bd));
+            *p = TAG_CLOSURE(tag, copy(gct, q, info, 2 + (StgWord)info->ptrs + info->nptrs, bd));
             return;
         }
-        if (info->type == THUNK_SELECTOR && evac_selector(gct, p, q))
+        if (info->type == THUNK_SELECTOR && evac_selector(gct, p, q, info))
             return;
         break;
     }
@@ -180,7 +254,7 @@ loop:
     Layout l = layout_of(q, info);
     if (l.size == 0)
         evac_bad_object(q, "evacuate");
-    *p = TAG_CLOSURE(tag, copy(gct, q, l.size, bd));
+    *p = TAG_CLOSURE(tag, copy(gct, q, info, l.size, bd));
 }
 
 /*

@@ -8,7 +8,8 @@
  *   4. roots: remembered sets of generations above N, each capability's
  *      current thread and scratch roots, the thread table, stable pointers,
  *      CAFs (minor GCs; a major GC traces static closures instead);
- *   5. scavenge to a fixed point (sm/scav.c), then weak pointers to theirs
+ *   5. scavenge to a fixed point (sm/scav.c; on several GC threads when
+ *      the plan says so, sm/gc_par.c), then weak pointers to theirs
  *      (sm/weak.c), tombstoning the dead; update stable names; revert the
  *      CAFs a major GC did not reach (sm/statics.c);
  *   6. finish: to-space becomes each generation's blocks, from-space and
@@ -26,6 +27,7 @@
 #include "hooks.h"
 #include "messages.h"
 #include "sm/evac.h"
+#include "sm/gc_par.h"
 #include "sm/mut_list.h"
 #include "sm/policy.h"
 #include "sm/roots.h"
@@ -39,8 +41,6 @@
 #include "threads.h"
 #include "trace/trace.h"
 
-/* One GC thread's state; the parallel collector will have one per GC thread. */
-static gc_thread gc_threads[1];
 uint64_t gc_count;
 
 static bdescr ***saved_mut_lists; /* [cap][gen] */
@@ -50,6 +50,7 @@ void gc_add_capabilities(uint32_t from, uint32_t to)
     saved_mut_lists = hooks_realloc(saved_mut_lists, to * sizeof(bdescr **), "gc saved mut lists");
     for (uint32_t c = from; c < to; c++)
         saved_mut_lists[c] = hooks_calloc(n_generations, sizeof(bdescr *), "gc saved mut lists");
+    gc_par_add_capabilities(to);
 }
 
 void gc_init(void)
@@ -57,10 +58,8 @@ void gc_init(void)
     if (n_generations > GC_MAX_GENERATIONS)
         msg_fatal(1, "-G%u: at most %d generations are supported", n_generations,
                   GC_MAX_GENERATIONS);
-    gc_thread *gct = &gc_threads[0];
-    memset(gct, 0, sizeof *gct);
-    for (uint32_t g = 0; g < n_generations; g++)
-        gct->ws[g].gen = &generations[g];
+    gc_count = 0;
+    gc_par_init();
     saved_mut_lists = hooks_calloc(n_capabilities, sizeof(bdescr **), "gc saved mut lists");
     for (uint32_t c = 0; c < n_capabilities; c++)
         saved_mut_lists[c] = hooks_calloc(n_generations, sizeof(bdescr *), "gc saved mut lists");
@@ -69,6 +68,7 @@ void gc_init(void)
 
 void gc_exit(void)
 {
+    gc_par_exit();
     if (saved_mut_lists) {
         for (uint32_t c = 0; c < n_capabilities; c++)
             free(saved_mut_lists[c]);
@@ -90,12 +90,14 @@ StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
             bd->link = ws->scavd_list;
             ws->scavd_list = bd;
         } else {
-            bd->link = ws->todo_q;
-            ws->todo_q = bd;
+            gc_push_todo(gct, ws, bd);
         }
     }
     generation *gen = ws->gen;
-    bd = bd_alloc_block_on_node_lock(gct->cap->node); /* the collecting capability's node */
+    if (gct->parallel)
+        bd = gc_par_take_block(gct); /* the block allocator's lock once per batch */
+    else
+        bd = bd_alloc_block_on_node_lock(gct->cap->node); /* the collecting capability's node */
     bd->gen = gen;
     bd->gen_no = (uint16_t)gen->no;
     bd->dest_no = (uint16_t)gen->to->no;
@@ -107,7 +109,29 @@ StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
     return ws->todo_free;
 }
 
-static void prepare(gc_thread *gct, uint32_t N)
+static uint32_t cur_leader_no;
+
+/* A GC thread's state at the start of a collection. */
+static void prepare_thread(gc_thread *gct)
+{
+    for (uint32_t g = 0; g < n_generations; g++) {
+        gen_workspace *ws = &gct->ws[g];
+        ws->todo_bd = NULL;
+        ws->todo_free = ws->todo_lim = NULL;
+        ws->todo_q = ws->scavd_list = ws->todo_large = ws->large_done = NULL;
+    }
+    /* Thread 0 is the leader, on its own capability; the others take the next ones. */
+    gct->cap = capabilities[(cur_leader_no + gct->index) % n_capabilities];
+    gct->copied_words = 0;
+    gct->copied_this_gc = 0;
+    gct->busy_ns = 0;
+    gct->eager_promotion = true;
+    gct->failed_to_evac = false;
+    gct->scan_bd = NULL;
+    gct->n_todo = 0;
+}
+
+static void prepare(gc_thread *gct, uint32_t N, uint32_t n_threads)
 {
     for (uint32_t c = 0; c < n_capabilities; c++) {
         Capability *cap = capabilities[c];
@@ -130,17 +154,8 @@ static void prepare(gc_thread *gct, uint32_t N)
     }
     for (uint32_t g = 0; g <= N; g++)
         generations[g].policy->prepare(gct, &generations[g]);
-    for (uint32_t g = 0; g < n_generations; g++) {
-        gen_workspace *ws = &gct->ws[g];
-        ws->todo_bd = NULL;
-        ws->todo_free = ws->todo_lim = NULL;
-        ws->todo_q = ws->scavd_list = ws->todo_large = ws->large_done = NULL;
-    }
-    gct->cap = capabilities[0];
-    gct->copied_words = 0;
-    gct->eager_promotion = true;
-    gct->failed_to_evac = false;
-    gct->scan_bd = NULL;
+    for (uint32_t i = 0; i < n_threads; i++)
+        prepare_thread(gc_par_thread(i));
 }
 
 /* The copying policy's root visitor: evacuate each root. */
@@ -155,6 +170,44 @@ static void evac_root(RootVisitor *v, StgClosure **slot, RootKind kind)
     /* A CAF's value belongs to the oldest generation (Note [CAFs and SRTs]). */
     gct->evac_gen_no = kind == ROOT_CAF ? oldest_gen->no : 0;
     evacuate(gct, slot);
+}
+
+/*
+ * What each GC thread does before it scavenges (gc_par_run): its share of
+ * the remembered sets; the leader also takes every other root. The roots
+ * other than remembered sets are few words (threads, stable pointers,
+ * CAFs): the work is what they reach, which stealing shares.
+ */
+static uint32_t cur_N, cur_threads;
+
+static void thread_roots(gc_thread *gct)
+{
+    if (gct->index != 0)
+        statics_gc_thread_start(gct);
+    scav_mut_lists(gct, saved_mut_lists, cur_N, cur_threads);
+    if (gct->index == 0) {
+        EvacVisitor ev = {{evac_root}, gct};
+        roots_visit(&ev.v, ROOTS_REACHABILITY);
+    }
+}
+
+/* Per-thread copied words of a parallel collection: the balance (Note [Work balance] in stats.c).
+ */
+static void work_balance(uint32_t n, GcStatsRecord *rec)
+{
+    uint64_t total = 0, max = 0, sum_min = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t c = gc_par_thread(i)->copied_this_gc;
+        total += c;
+        if (c > max)
+            max = c;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t c = gc_par_thread(i)->copied_this_gc * n;
+        sum_min += c < total ? c : total;
+    }
+    rec->par_max_copied_bytes = max * sizeof(StgWord);
+    rec->par_balanced_copied_bytes = n > 1 ? (sum_min - total) / (n - 1) * sizeof(StgWord) : 0;
 }
 
 void gc_collect(Capability *cap, bool force_major, GcReason reason)
@@ -189,22 +242,38 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
         sanity_check_heap("before GC", false);
 #endif
 
-    gc_thread *gct = &gc_threads[0];
-    prepare(gct, N);
+    GcParPlan plan = gc_par_plan(N);
+    gc_thread *gct = gc_par_thread(0);
+    cur_leader_no = cap ? cap->no : 0;
+    prepare(gct, N, plan.n_threads);
     statics_gc_start(gct, major);
     weak_gc_start();
 
-    /* Roots (Note [The root visitor] in roots.h). */
-    scav_mut_lists(gct, saved_mut_lists, N);
-    EvacVisitor ev = {{evac_root}, gct};
-    roots_visit(&ev.v, ROOTS_REACHABILITY);
+    /*
+     * Roots (Note [The root visitor] in roots.h) and scavenging, on the
+     * plan's threads; then the weak phase on this one.
+     */
+    cur_N = N;
+    cur_threads = plan.n_threads;
+    gc_par_run(&plan, thread_roots);
+    if (plan.n_threads > 1)
+        gc_par_fold(plan.n_threads);
 
-    scav_loop(gct);
     while (weak_traverse(gct))
         scav_loop(gct);
     weak_gc_dead();
     stable_name_gc();
     statics_gc_end(gct);
+
+    GcStatsRecord par = {0};
+    if (plan.n_threads > 1)
+        work_balance(plan.n_threads, &par);
+    uint64_t cards = 0;
+    for (uint32_t i = 0; i < plan.n_threads; i++)
+        cards += gc_par_thread(i)->cards_scanned;
+    for (uint32_t i = 0; i < gc_par_n_slots(); i++)
+        gc_par_thread(i)->cards_scanned = 0;
+    scav_cards_scanned += cards;
 
     /* Finish (Note [Generation policies] in policy.h). */
     for (uint32_t g = 0; g < n_generations; g++)
@@ -232,6 +301,7 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
         slop_words += (gen->n_blocks + gen->n_large_blocks) * BLOCK_SIZE_W - gen->live_words;
     }
 
+    gc_par_record(N, gct->copied_words);
     trigger_after_gc(
         N, reason == GC_REASON_FORCED || reason == GC_REASON_EXIT || reason == GC_REASON_IDLE,
         gct->copied_words);
@@ -239,21 +309,33 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
 #ifdef DEBUG
     if (rts_flags.debug.sanity)
         sanity_check_heap("after GC", true);
-    if (rts_flags.debug.gc)
+    if (rts_flags.debug.gc) {
         msg_debug("gc: collection %llu of generations 0..%u: copied %llu words, live %llu "
-                  "words, %llu blocks in use\n",
+                  "words, %llu blocks in use, %u GC thread%s%s\n",
                   (unsigned long long)gc_count, N, (unsigned long long)gct->copied_words,
-                  (unsigned long long)live_words, (unsigned long long)bd_n_alloc_blocks());
+                  (unsigned long long)live_words, (unsigned long long)bd_n_alloc_blocks(),
+                  plan.n_threads, plan.n_threads == 1 ? "" : "s",
+                  plan.balance ? " (balanced)" : "");
+        for (uint32_t i = 0; plan.n_threads > 1 && i < plan.n_threads; i++) {
+            gc_thread *t = gc_par_thread(i);
+            msg_debug("gc:   thread %u: copied %llu words, busy %.3f ms, %llu steals, "
+                      "%llu copy races\n",
+                      i, (unsigned long long)t->copied_this_gc, t->busy_ns / 1e6,
+                      (unsigned long long)t->steals, (unsigned long long)t->copy_races);
+        }
+    }
 #endif
 
     /*
-     * The one record of this collection (stats.h). One GC thread: no sync
-     * and no per-thread balance (those fields stay 0); no compact regions.
+     * The one record of this collection (stats.h). With one GC thread the
+     * per-thread balance fields stay 0; no compact regions.
      */
     GcStatsRecord rec = {
         .gen = N,
         .major = major,
-        .threads = 1,
+        .threads = plan.n_threads,
+        .par_max_copied_bytes = par.par_max_copied_bytes,
+        .par_balanced_copied_bytes = par.par_balanced_copied_bytes,
         .allocated_bytes = allocated_words * sizeof(StgWord),
         .copied_bytes = gct->copied_words * sizeof(StgWord),
         .live_bytes = live_words * sizeof(StgWord),
@@ -264,10 +346,13 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
         .mblocks_in_use = mblock_n_in_use(),
         .blocks_allocated = bd_n_alloc_blocks(),
         .sync_elapsed_ns = sync_ns,
-        .any_work = gct->any_work,
-        .scav_find_work = gct->scav_find_work,
     };
-    gct->any_work = gct->scav_find_work = 0; /* per collection, as the record's */
+    for (uint32_t i = 0; i < plan.n_threads; i++) {
+        gc_thread *t = gc_par_thread(i);
+        rec.any_work += t->any_work;
+        rec.scav_find_work += t->scav_find_work;
+        t->any_work = t->scav_find_work = 0; /* per collection, as the record's */
+    }
     trace_heap_census_after_gc(cap, major);
     stats_gc_end(cap, &rec);
 }

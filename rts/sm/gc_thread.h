@@ -14,8 +14,11 @@
  * workspace has unscanned words or large objects left. Every to-space block
  * has BF_EVACUATED, so evacuate() leaves the objects in it alone.
  *
- * One gc_thread now; the parallel collector gives each GC thread its own,
- * with todo_q as the unit of work stealing.
+ * Each GC thread has its own gc_thread and workspaces (gc_par.h). In a
+ * parallel collection todo_q and todo_large are the unit of work sharing:
+ * the owner pushes and pops them, and other threads steal from them, all
+ * under the owner's todo_lock; todo_bd and the scanner's block are the
+ * owner's alone. See Note [Work stealing and termination] in gc_par.c.
  */
 #ifndef RTS_SM_GC_THREAD_H
 #define RTS_SM_GC_THREAD_H
@@ -38,8 +41,17 @@ typedef struct {
     bdescr *large_done; /* large objects reached in this GC (link) */
 } gen_workspace;
 
+/* A test-and-test-and-set lock for short critical sections; counts its contention. */
+typedef struct {
+    int locked;
+    uint64_t spins;  /* times the lock was found held */
+    uint64_t yields; /* times the waiter gave up its core */
+} GcSpinLock;
+
 typedef struct gc_thread_ {
-    Capability *cap;         /* where remembered-set entries go */
+    Capability *cap;         /* where remembered-set entries go (one per GC thread) */
+    uint32_t index;          /* 0: the leader (the thread that stopped the world) */
+    bool parallel;           /* this collection has more than one GC thread */
     uint32_t evac_gen_no;    /* copy to at least this generation */
     bool eager_promotion;    /* promote to evac_gen_no rather than fail */
     bool failed_to_evac;     /* the object being scavenged still points young */
@@ -48,6 +60,25 @@ typedef struct gc_thread_ {
     bdescr *scan_bd;         /* block being scavenged, or NULL */
     uint64_t copied_words;   /* words copied in this GC (counted per to-space block) */
     uint64_t any_work, scav_find_work;
+    uint64_t cards_scanned; /* card-marked array cards scanned in this GC */
+
+    /* Parallel collections (gc_par.c). */
+    GcSpinLock todo_lock; /* guards every workspace's todo_q and todo_large */
+    uint32_t n_todo;      /* blocks and large objects on them (read racily by thieves) */
+    bdescr *spare_blocks; /* single blocks taken from the allocator in a batch */
+    uint32_t n_spare_blocks;
+    const StgClosure *last_static; /* Note [CAFs and SRTs]: the last static closure marked */
+    uint64_t copied_this_gc;       /* words copied by this thread, for the work balance */
+    uint64_t busy_ns;              /* per collection: time spent working (not waiting) */
+    /* Counters over the run (--internal-counters). */
+    uint64_t copy_races;          /* forwarding CAS lost: another thread copied the object first */
+    uint64_t steals;              /* blocks or large objects taken from another thread */
+    uint64_t alloc_block_batches; /* trips to the block allocator for to-space */
+    uint64_t idle_spins, idle_yields; /* looking for work to steal */
+    uint64_t par_collections;         /* parallel collections taken part in */
+    uint64_t total_copied_words;
+    uint64_t total_busy_ns;
+    uint64_t max_n_todo;                  /* the longest the queues grew */
     gen_workspace ws[GC_MAX_GENERATIONS]; /* [n_generations] in use */
 } gc_thread;
 
@@ -61,6 +92,18 @@ typedef struct gc_thread_ {
 
 /* Retire ws->todo_bd and start a fresh block with room for `size` words. */
 StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size);
+
+/* The spin lock (gc_par.c): the fast path is one atomic exchange. */
+void gc_spin_lock_slow(GcSpinLock *l);
+RTS_INLINE void gc_spin_lock(GcSpinLock *l)
+{
+    if (RTS_UNLIKELY(__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)))
+        gc_spin_lock_slow(l);
+}
+RTS_INLINE void gc_spin_unlock(GcSpinLock *l)
+{
+    __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
 
 RTS_INLINE StgPtr gc_alloc_for_copy(gc_thread *gct, StgWord size, uint32_t gen_no)
 {

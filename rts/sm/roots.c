@@ -45,12 +45,18 @@ void roots_visit(RootVisitor *v, unsigned kinds)
         weak_visit(forward, &f);
 }
 
+void roots_visit_remembered_cap(bdescr ***saved, uint32_t c, uint32_t N,
+                                void (*object)(void *ctx, StgClosure *q, uint32_t gen), void *ctx)
+{
+    for (uint32_t g = N + 1; g < n_generations; g++)
+        for (bdescr *bd = saved[c][g]; bd; bd = bd->link)
+            for (StgPtr e = bd->start; e < bd->free; e++)
+                object(ctx, (StgClosure *)*e, g);
+}
+
 void roots_visit_remembered(bdescr ***saved, uint32_t N,
                             void (*object)(void *ctx, StgClosure *q, uint32_t gen), void *ctx)
 {
     for (uint32_t c = 0; c < n_capabilities; c++)
-        for (uint32_t g = N + 1; g < n_generations; g++)
-            for (bdescr *bd = saved[c][g]; bd; bd = bd->link)
-                for (StgPtr e = bd->start; e < bd->free; e++)
-                    object(ctx, (StgClosure *)*e, g);
+        roots_visit_remembered_cap(saved, c, N, object, ctx);
 }

@@ -55,5 +55,8 @@ void roots_visit(RootVisitor *v, unsigned kinds);
  */
 void roots_visit_remembered(bdescr ***saved, uint32_t N,
                             void (*object)(void *ctx, StgClosure *q, uint32_t gen), void *ctx);
+/* The same, for capability c's sets only (a parallel collection shares them out). */
+void roots_visit_remembered_cap(bdescr ***saved, uint32_t c, uint32_t N,
+                                void (*object)(void *ctx, StgClosure *q, uint32_t gen), void *ctx);
 
 #endif /* RTS_SM_ROOTS_H */

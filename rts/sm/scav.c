@@ -7,6 +7,7 @@
 #include "capability.h"
 #include "messages.h"
 #include "sm/evac.h"
+#include "sm/gc_par.h"
 #include "sm/layout.h"
 #include "sm/mut_list.h"
 #include "sm/policy.h"
@@ -59,6 +60,20 @@ static void scav_stack_frames(gc_thread *gct, StgStack *s)
 }
 
 /*
+ * A mutable object's new clean/dirty header. Atomic in the threaded way:
+ * another GC thread may be trying to claim the same object from a second
+ * remembered set (claim_remembered).
+ */
+RTS_INLINE void set_info(StgClosure *q, const StgInfoTable *info)
+{
+#ifdef THREADED_RTS
+    __atomic_store_n(&q->info, info, __ATOMIC_RELEASE);
+#else
+    q->info = info;
+#endif
+}
+
+/*
  * Scavenge a MUT_ARR_PTRS: every card (a whole array in to-space), or only
  * the dirty cards (an old array from a remembered set). Each card ends up
  * marked iff it still points young; the header says whether any does.
@@ -79,17 +94,19 @@ static void scav_mut_arr(gc_thread *gct, StgMutArrPtrs *a, bool dirty_cards_only
             hi = a->ptrs;
         gct->failed_to_evac = false;
         scav_range(gct, &a->payload[lo], hi - lo);
-        scav_cards_scanned++;
+        gct->cards_scanned++;
         cards[c] = gct->failed_to_evac;
         any |= gct->failed_to_evac;
     }
     gct->eager_promotion = saved;
-    bool frozen =
-        a->info->type == MUT_ARR_PTRS_FROZEN_CLEAN || a->info->type == MUT_ARR_PTRS_FROZEN_DIRTY;
+    uint32_t type = a->info->type;
+    bool frozen = type == MUT_ARR_PTRS_FROZEN_CLEAN || type == MUT_ARR_PTRS_FROZEN_DIRTY;
     if (frozen)
-        a->info = any ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        set_info((StgClosure *)a,
+                 any ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info);
     else
-        a->info = any ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info;
+        set_info((StgClosure *)a,
+                 any ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info);
     gct->failed_to_evac = any;
 }
 
@@ -109,15 +126,16 @@ static void set_clean_or_dirty(gc_thread *gct, StgClosure *q, uint32_t type)
     switch (type) {
     case MUT_VAR_CLEAN:
     case MUT_VAR_DIRTY:
-        q->info = dirty ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
+        set_info(q, dirty ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info);
         break;
     case SMALL_MUT_ARR_PTRS_CLEAN:
     case SMALL_MUT_ARR_PTRS_DIRTY:
-        q->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
+        set_info(q,
+                 dirty ? &stg_SMALL_MUT_ARR_PTRS_DIRTY_info : &stg_SMALL_MUT_ARR_PTRS_CLEAN_info);
         break;
     default: /* frozen */
-        q->info = dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
-                        : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        set_info(q, dirty ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                          : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info);
         break;
     }
 }
@@ -233,13 +251,11 @@ bool scav_workspace(gc_thread *gct, gen_workspace *ws)
 {
     bool work = false;
     bdescr *bd;
-    while ((bd = ws->todo_large) != NULL) {
-        ws->todo_large = bd->link;
+    while ((bd = gc_pop(gct, &ws->todo_large)) != NULL) {
         scav_large(gct, ws, bd);
         work = true;
     }
-    while ((bd = ws->todo_q) != NULL) {
-        ws->todo_q = bd->link;
+    while ((bd = gc_pop(gct, &ws->todo_q)) != NULL) {
         scav_block(gct, ws, bd);
         work = true;
     }
@@ -249,6 +265,16 @@ bool scav_workspace(gc_thread *gct, gen_workspace *ws)
         work = true;
     }
     return work;
+}
+
+/* Work taken from another GC thread (gc_par.c): it lands in our own workspace of its generation. */
+void scav_stolen_block(gc_thread *gct, bdescr *bd)
+{
+    scav_block(gct, &gct->ws[bd->gen_no], bd);
+}
+void scav_stolen_large(gc_thread *gct, bdescr *bd)
+{
+    scav_large(gct, &gct->ws[bd->gen_no], bd);
 }
 
 void scav_loop(gc_thread *gct)
@@ -265,14 +291,62 @@ void scav_loop(gc_thread *gct)
     } while (work);
 }
 
+/*
+ * In a parallel collection an object can be on two capabilities'
+ * remembered sets (two threads made it dirty at once), and two GC threads
+ * must not scavenge it at the same time: the first to turn its header
+ * from dirty to clean takes it; the other finds it clean and skips it, as
+ * it would an object cleaned since it was recorded. The scavenger sets the
+ * header's final state. Other remembered objects (updated thunks, stacks,
+ * threads, objects a collection left pointing young) are recorded once.
+ */
+static bool claim_remembered(gc_thread *gct, StgClosure *q, const StgInfoTable *info)
+{
+#ifdef THREADED_RTS
+    if (!gct->parallel)
+        return true;
+    const StgInfoTable *clean;
+    switch (info->type) {
+    case MUT_VAR_DIRTY:
+        clean = &stg_MUT_VAR_CLEAN_info;
+        break;
+    case MUT_ARR_PTRS_DIRTY:
+        clean = &stg_MUT_ARR_PTRS_CLEAN_info;
+        break;
+    case MUT_ARR_PTRS_FROZEN_DIRTY:
+        clean = &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        break;
+    case SMALL_MUT_ARR_PTRS_DIRTY:
+        clean = &stg_SMALL_MUT_ARR_PTRS_CLEAN_info;
+        break;
+    case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY:
+        clean = &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+        break;
+    default:
+        return true;
+    }
+    const StgInfoTable *seen = info;
+    return __atomic_compare_exchange_n(&q->info, &seen, clean, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+#else
+    (void)gct;
+    (void)q;
+    (void)info;
+    return true;
+#endif
+}
+
 /* One remembered object of generation g, as a root (roots_visit_remembered). */
 static void scav_remembered(void *ctx, StgClosure *q, uint32_t g)
 {
     gc_thread *gct = ctx;
-    uint32_t type = q->info->type;
+    const StgInfoTable *info = gc_info(q);
+    uint32_t type = info->type;
     /* Cleaned since it was recorded (it is already off the set). */
     if (type == MUT_VAR_CLEAN || type == MUT_ARR_PTRS_CLEAN || type == SMALL_MUT_ARR_PTRS_CLEAN ||
         (type == STACK && !((StgStack *)q)->dirty))
+        return;
+    if (!claim_remembered(gct, q, info))
         return;
     gct->evac_gen_no = g;
     gct->failed_to_evac = false;
@@ -281,12 +355,14 @@ static void scav_remembered(void *ctx, StgClosure *q, uint32_t g)
         mut_list_record(gct->cap, q, g);
 }
 
-void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N)
+void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N, uint32_t n_threads)
 {
-    roots_visit_remembered(saved, N, scav_remembered, gct);
-    for (uint32_t c = 0; c < n_capabilities; c++)
+    /* GC thread i takes the sets of capabilities i, i + n, i + 2n, ... */
+    for (uint32_t c = gct->index; c < n_capabilities; c += n_threads) {
+        roots_visit_remembered_cap(saved, c, N, scav_remembered, gct);
         for (uint32_t g = N + 1; g < n_generations; g++) {
             bd_free_chain_lock(saved[c][g]);
             saved[c][g] = NULL;
         }
+    }
 }

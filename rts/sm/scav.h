@@ -10,9 +10,10 @@
 /*
  * Scavenge the remembered sets of generations above N (saved[cap][g] as
  * taken from the capabilities at the start of the collection), freeing
- * them; entries that still point young are re-recorded.
+ * them; entries that still point young are re-recorded. With n_threads GC
+ * threads, gct takes its share of the capabilities.
  */
-void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N);
+void scav_mut_lists(gc_thread *gct, bdescr ***saved, uint32_t N, uint32_t n_threads);
 
 /* Scavenge until every generation's pending work is done (its policy's scan). */
 void scav_loop(gc_thread *gct);
@@ -20,7 +21,11 @@ void scav_loop(gc_thread *gct);
 /* The copying policy's scan: the workspace's unscanned blocks and large objects. */
 bool scav_workspace(gc_thread *gct, gen_workspace *ws);
 
-/* Counter since start-up: array cards scanned. */
+/* Work stolen from another GC thread (gc_par.c). */
+void scav_stolen_block(gc_thread *gct, bdescr *bd);
+void scav_stolen_large(gc_thread *gct, bdescr *bd);
+
+/* Counter since start-up: array cards scanned (summed over GC threads after each collection). */
 extern uint64_t scav_cards_scanned;
 
 /* Is this STACK chunk the current chunk of some capability's thread? */

@@ -18,11 +18,35 @@ static uint32_t n_cafs, cafs_cap;
 static bool keep;
 static bool marking; /* a major collection is tracing static closures */
 static PtrSet marked;
-/* The last closure marked: most static pointers a heap holds are a few
- * nullary constructors, over and over, and this skips the set for them. */
-static const StgClosure *last_marked;
 static const StgClosure **work;
 static StgWord n_work, work_cap;
+/*
+ * In a parallel collection every GC thread marks: the set and the work
+ * list are shared, under marked_lock. Each thread remembers the last
+ * closure it marked (gct->last_static): most static pointers a heap holds
+ * are a few nullary constructors, over and over, and this skips the lock
+ * and the set for them.
+ */
+static GcSpinLock marked_lock;
+
+static void lock_marks(gc_thread *gct)
+{
+#ifdef THREADED_RTS
+    if (gct->parallel)
+        gc_spin_lock(&marked_lock);
+#else
+    (void)gct;
+#endif
+}
+static void unlock_marks(gc_thread *gct)
+{
+#ifdef THREADED_RTS
+    if (gct->parallel)
+        gc_spin_unlock(&marked_lock);
+#else
+    (void)gct;
+#endif
+}
 
 void statics_init(bool keep_cafs)
 {
@@ -83,9 +107,29 @@ void statics_gc_start(gc_thread *gct, bool major)
 {
     marking = major && !keep;
     gct->mark_statics = marking;
+    gct->last_static = NULL;
     ptrset_clear(&marked);
-    last_marked = NULL;
     n_work = 0;
+}
+
+void statics_gc_thread_start(gc_thread *gct)
+{
+    gct->mark_statics = marking;
+    gct->last_static = NULL;
+}
+
+bool statics_work_pending(void)
+{
+    return __atomic_load_n(&n_work, __ATOMIC_RELAXED) != 0;
+}
+
+uint64_t statics_lock_spins(void)
+{
+    return marked_lock.spins;
+}
+uint64_t statics_lock_yields(void)
+{
+    return marked_lock.yields;
 }
 
 void statics_visit_caf_roots(void (*f)(void *ctx, StgClosure **slot), void *ctx)
@@ -100,16 +144,34 @@ void statics_visit_caf_roots(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 void statics_mark(gc_thread *gct, const StgClosure *q)
 {
     q = UNTAG(q);
-    if (q == last_marked || !marking || q == NULL)
+    if (q == gct->last_static || !marking || q == NULL)
         return;
-    last_marked = q;
-    if (!ptrset_add(&marked, q))
-        return;
-    if (n_work == work_cap) {
-        work_cap = work_cap ? work_cap * 2 : 256;
-        work = hooks_realloc(work, work_cap * sizeof *work, "static closures to scan");
+    gct->last_static = q;
+    lock_marks(gct);
+    if (ptrset_add(&marked, q)) {
+        if (n_work == work_cap) {
+            work_cap = work_cap ? work_cap * 2 : 256;
+            work = hooks_realloc(work, work_cap * sizeof *work, "static closures to scan");
+        }
+        work[n_work] = q;
+        __atomic_store_n(&n_work, n_work + 1, __ATOMIC_RELAXED);
     }
-    work[n_work++] = q;
+    unlock_marks(gct);
+}
+
+/* The next static closure to scan, or NULL. */
+static const StgClosure *pop_work(gc_thread *gct)
+{
+    if (__atomic_load_n(&n_work, __ATOMIC_RELAXED) == 0)
+        return NULL;
+    const StgClosure *q = NULL;
+    lock_marks(gct);
+    if (n_work > 0) {
+        q = work[n_work - 1];
+        __atomic_store_n(&n_work, n_work - 1, __ATOMIC_RELAXED);
+    }
+    unlock_marks(gct);
+    return q;
 }
 
 void statics_mark_srt(gc_thread *gct, const StgClosure *const *srt)
@@ -120,11 +182,11 @@ void statics_mark_srt(gc_thread *gct, const StgClosure *const *srt)
 
 bool statics_scavenge(gc_thread *gct)
 {
-    if (n_work == 0)
+    const StgClosure *q = pop_work(gct);
+    if (q == NULL)
         return false;
     uint32_t saved = gct->evac_gen_no;
-    while (n_work > 0) {
-        const StgClosure *q = work[--n_work];
+    for (; q; q = pop_work(gct)) {
         const StgInfoTable *info = q->info;
         switch (info->type) {
         case IND_STATIC:

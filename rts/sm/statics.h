@@ -52,6 +52,12 @@ void statics_mark(struct gc_thread_ *gct, const StgClosure *q);
 void statics_mark_srt(struct gc_thread_ *gct, const StgClosure *const *srt);
 /* Follow marked statics; true if there was work (scav_loop calls it). */
 bool statics_scavenge(struct gc_thread_ *gct);
+/* A further GC thread joins the collection (after statics_gc_start). */
+void statics_gc_thread_start(struct gc_thread_ *gct);
+/* Are static closures waiting to be scanned (any thread may take them)? */
+bool statics_work_pending(void);
+/* Contention on the shared mark set (--internal-counters). */
+uint64_t statics_lock_spins(void), statics_lock_yields(void);
 /* End of a major collection: revert the CAFs nobody reached. */
 void statics_gc_end(struct gc_thread_ *gct);
 
@@ -59,8 +65,8 @@ void statics_gc_end(struct gc_thread_ *gct);
  * Locking: the CAF table is changed by the thread that enters a CAF (holding
  * a capability) and by the collector (the world stopped); caf_lock in
  * statics.c keeps threads entering different CAFs at once apart. The marked set and work list
- * belong to the collection in progress (one GC thread follows statics; the parallel collector keeps
- * it so).
+ * belong to the collection in progress, shared by its GC threads under a spin lock when it is
+ * parallel (statics.c).
  */
 
 /* Registered CAFs (for the sanity checker). */

@@ -38,6 +38,7 @@
 #include "os/os_time.h"
 #include "sm/block.h"
 #include "sm/block_alloc.h"
+#include "sm/gc_par.h"
 #include "sm/mblock.h"
 #include "sm/storage.h"
 #include "threads.h"
@@ -293,6 +294,7 @@ void stats_summarise(StatsSummary *sum)
     sum->nonmoving = rts_flags.gc.nonmoving;
     sum->internal_counters = rts_flags.stats.internal_counters;
     sum->bound_tasks = threads_made();
+    sum->worker_tasks = (uint32_t)gc_par_workers_started();
     sum->n_capabilities = enabled_capabilities;
 }
 

@@ -57,6 +57,7 @@ typedef struct {
     bool internal_counters;
     /* The threaded way's TASKS line: OS threads that used the runtime, capabilities. */
     uint32_t bound_tasks;
+    uint32_t worker_tasks; /* GC worker threads started (threaded) */
     uint32_t n_capabilities;
 } StatsSummary;
 

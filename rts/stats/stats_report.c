@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "sm/gc_par.h"
 #include "stats/stats_internal.h"
 
 static double secs(Time ns)
@@ -118,8 +119,10 @@ void stats_print_summary(FILE *f, const StatsSummary *sum)
     if (sum->work_balance > 0)
         fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n\n",
                 sum->work_balance * 100);
-    fprintf(f, "  TASKS: %u (%u bound, 0 peak workers (0 total), using -N%u)\n\n", sum->bound_tasks,
-            sum->bound_tasks, sum->n_capabilities);
+    /* GC worker threads are the runtime's worker tasks (Note [Who collects] in sm/gc_par.c). */
+    fprintf(f, "  TASKS: %u (%u bound, %u peak workers (%u total), using -N%u)\n\n",
+            sum->bound_tasks + sum->worker_tasks, sum->bound_tasks, sum->worker_tasks,
+            sum->worker_tasks, sum->n_capabilities);
     fprintf(f, "  SPARKS: 0 (0 converted, 0 overflowed, 0 dud, 0 GC'd, 0 fizzled)\n\n");
 #endif
     print_time_line(f, "INIT", s->init_cpu_ns, s->init_elapsed_ns);
@@ -144,7 +147,7 @@ void stats_print_summary(FILE *f, const StatsSummary *sum)
         fprintf(f, "Internal Counters require the threaded RTS");
 #else
     if (sum->internal_counters)
-        fprintf(f, "Internal Counters require the RTS to be built with PROF_SPIN");
+        gc_par_print_counters(f);
 #endif
 }
 
@@ -245,9 +248,9 @@ void stats_print_machine_readable(FILE *f, const StatsSummary *sum)
     mr_u(f, "sparks_fizzled", 0);
     mr_f(f, "work_balance", sum->work_balance);
     mr_u(f, "n_capabilities", sum->n_capabilities);
-    mr_u(f, "task_count", sum->bound_tasks);
-    mr_u(f, "peak_worker_count", 0);
-    mr_u(f, "worker_count", 0);
+    mr_u(f, "task_count", sum->bound_tasks + sum->worker_tasks);
+    mr_u(f, "peak_worker_count", sum->worker_tasks);
+    mr_u(f, "worker_count", sum->worker_tasks);
 #endif
     for (uint32_t g = 0; g < sum->n_gens; g++) {
         const StatsGen *gs = &sum->gens[g];

@@ -317,6 +317,25 @@ void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
     post_capset_u64(buf, EVENT_HEAP_ALLOCATED, t, total_allocated_bytes);
 }
 
+/* GC threads of a parallel collection, each on its capability's buffer (class g). */
+static void post_gc_thread(Capability *cap, uint16_t type)
+{
+    if (trace_ev_running() && classes.gc)
+        post_empty(buf_of_cap(cap), type, trace_ev_now());
+}
+void trace_gc_work(Capability *cap)
+{
+    post_gc_thread(cap, EVENT_GC_WORK);
+}
+void trace_gc_idle(Capability *cap)
+{
+    post_gc_thread(cap, EVENT_GC_IDLE);
+}
+void trace_gc_done(Capability *cap)
+{
+    post_gc_thread(cap, EVENT_GC_DONE);
+}
+
 /* --- threads (class s) ----------------------------------------------------------------- */
 
 static void post_thread(Capability *cap, uint16_t type, const StgTSO *tso, int status)

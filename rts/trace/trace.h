@@ -33,6 +33,11 @@ void trace_fatal_exit(void);
 
 /* From the statistics module, once per collection (monotonic-clock times). */
 void trace_gc_start(int64_t start_ns);
+/* A GC thread starts working, runs out of work (and looks for more), finishes: GHC's
+ * GC_WORK, GC_IDLE, GC_DONE, on the buffer of the capability the GC thread stands for. */
+void trace_gc_work(Capability *cap);
+void trace_gc_idle(Capability *cap);
+void trace_gc_done(Capability *cap);
 void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
                   uint64_t total_allocated_bytes, int64_t end_ns);
 

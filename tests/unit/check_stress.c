@@ -24,11 +24,18 @@
 #include "mutator.h"
 #include "sm/block_alloc.h"
 #include "sm/gc.h"
+#include "sm/gc_par.h"
 #include "sm/storage.h"
 #include "test_util.h"
 
-/* The configurations: each runs in its own process. */
+/*
+ * The configurations: each runs in its own process. The threaded ways run
+ * the parallel collector instead (one mutator: the idle capabilities' GC
+ * threads join the load-balanced collections, -qb0); with
+ * --parallel-gc-threshold=0 every collection must be parallel.
+ */
 static const char *const configs[] = {
+#ifndef THREADED_RTS
     "-G1",           "-G2",
     "-G3",           "-A8k",
     "-A64k",         "-A1m",
@@ -37,13 +44,26 @@ static const char *const configs[] = {
     "-G1 -A8k",      "-G3 -A64k -n16k",
     "-H16m -A64k",   "-F1.2 -O64k -A64k",
     "-AL64k -A256k",
+#else
+    "-N2 -qb0 --parallel-gc-threshold=0 -A8k",
+    "-N2 -qn2 -qb0 --parallel-gc-threshold=0 -A16k -n8k",
+    "-N4 -qn4 -qb0 --parallel-gc-threshold=0 -G3 -A8k",
+    "-N2 -qg1 -qb0 --parallel-gc-threshold=0 -G3 -A8k",
+    "-N2 -qb0 --parallel-gc-threshold=0 -AL16k -A32k",
+    "-N2 -qb0 --parallel-gc-threshold=0 -G1 -A8k",
+#endif
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
 static int iterations(void)
 {
     const char *s = getenv("HSRTS_STRESS_ITERS");
+#if defined(THREADED_RTS) && defined(DEBUG)
+    /* -DS on every collection; the small nurseries still give > 1000 collections. */
+    return s ? atoi(s) : 300;
+#else
     return s ? atoi(s) : 1000;
+#endif
 }
 
 START_TEST(stress_config)
@@ -64,6 +84,7 @@ START_TEST(stress_config)
     /* The allocation area may be resized (-H, -G1): count everything else. */
     uint64_t floor_blocks = bd_n_alloc_blocks() - sm_nursery_blocks();
     uint64_t gcs_at_start = gc_count;
+    uint64_t par_at_start = gc_par_thread(0)->par_collections;
 
     int iters = iterations();
     uint64_t digest = 0; /* every round's checksum: the same run gives the same digest */
@@ -87,6 +108,15 @@ START_TEST(stress_config)
             name, (unsigned long long)collections, (unsigned long long)mutator_checked_gcs(),
             (unsigned long long)mutator_last_count(), (unsigned long long)digest);
     ck_assert_uint_ge(collections, (uint64_t)iters);
+#ifdef THREADED_RTS
+    /* Parallel from generation 0 (or 1 with -qg1: then every major collection). */
+    uint64_t par = gc_par_thread(0)->par_collections - par_at_start;
+    fprintf(stderr, "%s: %llu parallel collections\n", name, (unsigned long long)par);
+    if (strstr(opts, "-qg1"))
+        ck_assert_uint_ge(par, (uint64_t)iters / 8);
+    else
+        ck_assert_uint_eq(par, collections);
+#endif
 
     /* Everything unreachable is reclaimed. */
     mutator_clear(&m);

@@ -27,6 +27,7 @@
 
 #include "mutator.h"
 #include "sm/gc.h"
+#include "sm/gc_par.h"
 #include "test_util.h"
 
 static const struct {
@@ -38,6 +39,12 @@ static const struct {
     {"-N4", 4},
     {"-N2 -G3 -A64k", 3}, /* more mutators than capabilities: they take turns */
     {"-N2 -n8k -A64k", 2},
+    /* The parallel collector, every collection parallel (the work rule off). */
+    {"-N2 -qg0 --parallel-gc-threshold=0", 2},
+    {"-N2 -qg0 -qb --parallel-gc-threshold=0 -A8k", 2}, /* no load balancing */
+    {"-N4 -qn4 --parallel-gc-threshold=0 -A64k", 4},    /* more GC threads than cores */
+    {"-N4 -qn4 -qb --parallel-gc-threshold=0 -G3 -A8k", 3},
+    {"-N2 -qg0", 2}, /* the default rule decides */
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -197,6 +204,7 @@ START_TEST(threaded_stress)
     rts_unlock(cap);
 
     uint64_t gcs_at_start = gc_count;
+    uint64_t par_at_start = gc_par_thread(0)->par_collections;
     Worker w[8];
     pthread_t th[8];
     for (int t = 0; t < nthreads; t++) {
@@ -228,6 +236,15 @@ START_TEST(threaded_stress)
     fprintf(stderr, "%s: %llu collections, %llu CAS increments\n", name,
             (unsigned long long)collections, (unsigned long long)increments);
     ck_assert_uint_ge(collections, (uint64_t)iterations() / 4);
+    /*
+     * With the work rule off, a load-balanced collection (the major ones,
+     * from -qb's default generation 1) is parallel whoever is idle; without
+     * balancing (-qb) it depends on how many mutators were running.
+     */
+    uint64_t par = gc_par_thread(0)->par_collections - par_at_start;
+    fprintf(stderr, "%s: %llu parallel collections\n", name, (unsigned long long)par);
+    if (strstr(opts, "--parallel-gc-threshold=0") && !strstr(opts, "-qb "))
+        ck_assert_uint_gt(par, 0);
     hs_free_stable_ptr(counter_sp);
     hs_free_stable_ptr(array_sp);
     hs_free_stable_ptr(thunks_sp);
