@@ -700,7 +700,7 @@ const FlagSpec flags_table[] = {
     {.name = "--parallel-gc-threshold", .form = FLAG_FORM_EQUALS, .kind = FLAG_ARG_SIZE,
      .way = FLAGS_WAY_THREADED, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_PAR,
      STORE(U64, par.parallel_gc_threshold_bytes), DEF_U(2 * MiB), UBOUNDS(0, INT64_MAX),
-     .arg_help = "=<size>", .example = "--parallel-gc-threshold=8m",
+     .arg_help = "<size>", .example = "--parallel-gc-threshold=8m",
      .help = "Collect on one thread when the last collection of the same\n"
              "generations copied less than <size> (default 2m; 0: every\n"
              "collection -qg allows is parallel)"},
