@@ -174,6 +174,8 @@ if make_quiet build/lib/libhsrts_thr.a 2>/dev/null; then
     if [ $thr_ok = yes ]; then
         add_config "hsrts thr -N1" ghcstats build/bench/thr "-N1"
         add_config "hsrts -N2" ghcstats build/bench/thr "-N2"
+        add_config "hsrts -N2 -qg" ghcstats build/bench/thr "-N2 -qg"
+        add_config "hsrts -N2 par-all" ghcstats build/bench/thr "-N2 -qb0 --parallel-gc-threshold=0"
     else
         note "hsrts -N2 skipped: the workloads do not build against libhsrts_thr."
     fi

@@ -69,6 +69,7 @@ build/bench/tools/%: bench/tools/%.c
 .PHONY: bench bench-deps check-bench
 bench: libs
 	@bench/run.sh
+	@bench/pargc_run.sh
 
 bench-deps:
 	@mk/deps.sh bench
