@@ -48,7 +48,8 @@ data Opts = Opts
     oGc :: Bool, -- expect collections (--no-gc: expect none)
     oThreads :: Bool, -- expect thread events (--no-threads: expect none)
     oCut :: Bool, -- the run ended without a final collection (a fatal exit)
-    oForeign :: Maybe Int -- STOP_THREAD events with the status ForeignCall
+    oForeign :: Maybe Int, -- STOP_THREAD events with the status ForeignCall
+    oParGcs :: Bool -- parallel collections: GC_WORK/GC_DONE from a second capability, GC_STATS_GHC with threads > 1
   }
 
 parseOpts :: [String] -> Opts -> Opts
@@ -62,6 +63,7 @@ parseOpts ("--no-gc" : r) o = parseOpts r o {oGc = False}
 parseOpts ("--no-threads" : r) o = parseOpts r o {oThreads = False}
 parseOpts ("--cut" : r) o = parseOpts r o {oCut = True}
 parseOpts ("--foreign-calls" : n : r) o = parseOpts r o {oForeign = Just (read n)}
+parseOpts ("--par-gcs" : r) o = parseOpts r o {oParGcs = True}
 parseOpts (f : r) o = parseOpts r o {oLog = f}
 
 type Check = String -> Bool -> String -> IO ()
@@ -69,7 +71,7 @@ type Check = String -> Bool -> String -> IO ()
 main :: IO ()
 main = do
   args <- getArgs
-  let opts = parseOpts args (Opts "" Nothing Nothing Nothing Nothing Nothing True True False Nothing)
+  let opts = parseOpts args (Opts "" Nothing Nothing Nothing Nothing Nothing True True False Nothing False)
   passed <- newIORef (0 :: Int)
   failed <- newIORef (0 :: Int)
   let check :: Check
@@ -185,6 +187,17 @@ checkLog check opts es = do
   expectCount "STOP_THREAD (foreign call)" (oForeign opts)
     (length [() | StopThread {status = ForeignCall} <- specs])
 
+  -- Parallel collections: each GC thread's work is on its capability's buffer.
+  when (oParGcs opts) $ do
+    let workCaps = M.fromListWith (+) [(evCap e, 1 :: Int) | e <- es, conName (evSpec e) == "GCWork"]
+        doneCaps = M.fromListWith (+) [(evCap e, 1 :: Int) | e <- es, conName (evSpec e) == "GCDone"]
+        parStats = length [() | x@GCStatsGHC {} <- specs, parNThreads x > 1]
+    check "GC_STATS_GHC records parallel collections" (parStats > 0) (show parStats)
+    check "each GC thread's capability has a GC_DONE per parallel collection, after GC_WORK"
+      (M.size doneCaps > 1 && M.keys workCaps == M.keys doneCaps && all (== parStats) (M.elems doneCaps)
+         && and (M.elems (M.intersectionWith (>=) workCaps doneCaps)))
+      (show (M.toList workCaps) ++ " vs " ++ show (M.toList doneCaps) ++ ", " ++ show parStats ++ " parallel")
+
   -- Figures against -s.
   forM_ (oStats opts) $ \sf -> do
     s <- readFile sf
@@ -193,7 +206,7 @@ checkLog check opts es = do
         perGen = M.fromListWith (+) [(g, 1 :: Int) | (g, _) <- gcStats]
         copiedSum = sum (map snd gcStats)
         maxLive = maximum (0 : [liveBytes x | x@HeapLive {} <- specs])
-        lastAlloc = last (0 : [allocBytes x | x@HeapAllocated {} <- specs])
+        lastAlloc = maximum (0 : [allocBytes x | x@HeapAllocated {} <- specs]) -- buffers interleave
         maxSize = maximum (0 : [sizeBytes x | x@HeapSize {} <- specs])
         starts = [evTime e | e <- es, isStart (evSpec e)]
         ends = [evTime e | e <- es, case evSpec e of EndGC -> True; _ -> False]

@@ -43,6 +43,11 @@ rc_is 0
 check "binary-trees, -l -hT: decoded, ordered, agrees with -s and the .hp" \
     binarytrees.eventlog --stats bt.stats --hp binarytrees.hp
 
+run -- "$root/build/bench/thr/largeheap" 24 2 +RTS -N2 -qb0 --parallel-gc-threshold=0 -l -slh.stats -RTS
+rc_is 0
+check "largeheap -N2, every collection parallel: GC threads' events on their capabilities" \
+    largeheap.eventlog --stats lh.stats --par-gcs
+
 run -- "$bt" 14 +RTS -l -A64k -G3 -sbt3.stats -RTS
 rc_is 0
 check "binary-trees, three generations and a small nursery: agrees with -s" \
