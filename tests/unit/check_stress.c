@@ -84,7 +84,9 @@ START_TEST(stress_config)
     /* The allocation area may be resized (-H, -G1): count everything else. */
     uint64_t floor_blocks = bd_n_alloc_blocks() - sm_nursery_blocks();
     uint64_t gcs_at_start = gc_count;
+#ifdef THREADED_RTS
     uint64_t par_at_start = gc_par_thread(0)->par_collections;
+#endif
 
     int iters = iterations();
     uint64_t digest = 0; /* every round's checksum: the same run gives the same digest */
