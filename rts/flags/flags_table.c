@@ -24,6 +24,7 @@
  * is still parsed, checked and stored, ready for the subsystem to read.
  */
 #include <stddef.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -882,7 +883,11 @@ void flags_env_current(FlagsEnv *env)
 {
     memset(env, 0, sizeof *env);
     env->way = FLAGS_WAY_SELF;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    /* Bare -N and -maxN count the CPUs this process may run on (its affinity mask), as GHC. */
+    cpu_set_t allowed;
+    long n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+    if (n <= 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
     env->n_cpus = n > 0 ? (uint32_t)n : 1;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     env->phys_mem_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
