@@ -317,17 +317,37 @@ static RTS_NORETURN void entry_returned_null(const StgInfoTable *info)
 }
 
 /*
+ * threads_stack_push for the fast paths, with *qp kept alive across a
+ * collection. Only the slow side takes an address, so that on the fast
+ * side the closure stays in a register rather than in memory.
+ */
+RTS_INLINE StgPtr eval_push(Capability *cap, StgWord words, StgClosure **qp)
+{
+    StgStack *s = cap->r.stack;
+    StgPtr sp = s->sp - words;
+    if (RTS_LIKELY(sp >= s->stack)) {
+        s->sp = sp;
+        return sp;
+    }
+    StgClosure *q = *qp;
+    sp = threads_stack_push_slow(cap, words, &q);
+    *qp = q;
+    return sp;
+}
+
+/*
  * Start evaluating the THUNK q (slot 0): push its update frame and, in the
  * same push, a root frame with copies of its pointer free variables;
  * blackhole it; run its entry. Returns what the entry returned, with the
  * update frame on top of the stack.
  */
-RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
+RTS_INLINE StgClosure *enter_plain_thunk_at(Capability *cap, StgClosure **qp,
+                                            const StgInfoTable *info, StgPtr *top)
 {
     StgClosure *q = *qp;
     StgWord n = info->ptrs;
     StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
-    StgPtr sp = threads_stack_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
+    StgPtr sp = eval_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
     StgUpdateFrame *uf = (StgUpdateFrame *)(sp + fv_words);
     uf->info = &stg_UPDATE_FRAME_info;
     uf->updatee = q;
@@ -349,22 +369,38 @@ RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const
     StgClosure *v = info->entry.thunk(cap, q, fv);
     /*
      * The entry must leave the stack as it found it. With free variables our
-     * root frame is on top, where it was (root frames never move). Without,
-     * our update frame is on top, though it may have moved to a newer chunk
-     * (Note [Moving frames] in threads.h).
+     * root frame is on top, where it was (root frames never move), and our
+     * update frame, pushed with it, right under it. Without, our update
+     * frame is on top, though it may have moved to a newer chunk (Note
+     * [Moving frames] in threads.h).
      */
     StgStack *s = cap->r.stack;
+    StgPtr now = s->sp;
     if (n) {
-        if (RTS_UNLIKELY(s->sp != sp))
+        if (RTS_UNLIKELY(now != sp))
             entry_left_frames(info);
-        s->sp = sp + fv_words; /* pop the free variables; the update frame stays */
-    } else if (RTS_UNLIKELY(((StgClosure *)s->sp)->info != &stg_UPDATE_FRAME_info)) {
+        now = sp + fv_words;
+        s->sp = now; /* pop the free variables; the update frame stays */
+    } else if (RTS_UNLIKELY(((StgClosure *)now)->info != &stg_UPDATE_FRAME_info)) {
         entry_left_frames(info);
     }
-    if (RTS_UNLIKELY(v == NULL))
+    if (RTS_UNLIKELY(GET_TAG(v) == 0) && RTS_UNLIKELY(v == NULL))
         entry_returned_null(info);
+    *top = now;
     return v;
 }
+
+RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
+{
+    StgPtr top;
+    return enter_plain_thunk_at(cap, qp, info, &top);
+}
+
+/*
+ * Pop the update frame at `top`, the top of the current stack chunk, and
+ * update its thunk with v.
+ */
+RTS_INLINE void eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v);
 
 /*
  * Start evaluating a CAF or an AP (slot 0): push the update frame, run the
@@ -447,7 +483,7 @@ static void eval_update_slow(Capability *cap, StgClosure *t, StgClosure *v)
 RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure **qp)
 {
     StgClosure *q = *qp;
-    StgPtr sp = threads_stack_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
+    StgPtr sp = eval_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
     EvalSelFrame *sf = (EvalSelFrame *)sp;
     sf->info = &eval_sel_frame_info;
     sf->field = q->info->tag;
@@ -597,12 +633,20 @@ RTS_INLINE bool unclaimed_thunk(StgClosure *c, const StgInfoTable *ci)
            slot_peek(c) == 0;
 }
 
+RTS_INLINE void eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v)
+{
+    StgClosure *t = ((StgUpdateFrame *)top)->updatee;
+    StgPtr below = top + SIZEOF_W(StgUpdateFrame);
+    cap->r.stack->sp = below;
+    if (RTS_UNLIKELY(((StgClosure *)below)->info == &stg_UNDERFLOW_FRAME_info))
+        rts_stack_underflow(cap);
+    eval_update(cap, t, v);
+}
+
 /* Pop the update frame on top of the stack and update its thunk with v. */
 RTS_INLINE void eval_pop_update(Capability *cap, StgClosure *v)
 {
-    StgClosure *t = ((StgUpdateFrame *)cap->r.stack->sp)->updatee;
-    threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
-    eval_update(cap, t, v);
+    eval_pop_update_at(cap, cap->r.stack->sp, v);
 }
 
 /*
@@ -642,13 +686,14 @@ RTS_INLINE StgClosure *eval_fast(Capability *cap, StgClosure *p)
         if (RTS_LIKELY(type == THUNK)) {
             if (RTS_UNLIKELY(slot_peek(p) != 0))
                 break;
-            StgClosure *v = enter_plain_thunk(cap, &p, info);
+            StgPtr top;
+            StgClosure *v = enter_plain_thunk_at(cap, &p, info, &top);
             if (RTS_UNLIKELY(GET_TAG(v) == 0)) {
                 if (v == EVAL_RETRY)
                     break; /* another thread claimed it: p is where it is now */
                 return eval_loop_pending(cap, v, 1); /* a tail call, or an untagged value */
             }
-            eval_pop_update(cap, v);
+            eval_pop_update_at(cap, top, v);
             return v;
         }
         if (type != THUNK_SELECTOR || slot_peek(p) != 0)
@@ -697,13 +742,14 @@ static StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s)
     const StgInfoTable *ci = __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
     if (RTS_UNLIKELY(GET_TAG(c) != 0 || ci->type != THUNK || slot_peek(c) != 0))
         return eval_loop_pending(cap, c, 2);
-    StgClosure *v = enter_plain_thunk(cap, &c, ci);
+    StgPtr top;
+    StgClosure *v = enter_plain_thunk_at(cap, &c, ci, &top);
     if (RTS_UNLIKELY(GET_TAG(v) == 0)) {
         if (v == EVAL_RETRY)
             return eval_loop_pending(cap, c, 2);
         return eval_loop_pending(cap, v, 3);
     }
-    eval_pop_update(cap, v); /* the selectee's */
+    eval_pop_update_at(cap, top, v); /* the selectee's */
     ASSERT(((StgClosure *)cap->r.stack->sp)->info == &eval_sel_frame_info);
     StgWord field = ((EvalSelFrame *)cap->r.stack->sp)->field;
     threads_stack_pop(cap, SIZEOF_W(EvalSelFrame));
