@@ -400,7 +400,7 @@ RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const
  * Pop the update frame at `top`, the top of the current stack chunk, and
  * update its thunk with v.
  */
-RTS_INLINE void eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v);
+RTS_INLINE StgPtr eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v);
 
 /*
  * Start evaluating a CAF or an AP (slot 0): push the update frame, run the
@@ -633,14 +633,28 @@ RTS_INLINE bool unclaimed_thunk(StgClosure *c, const StgInfoTable *ci)
            slot_peek(c) == 0;
 }
 
-RTS_INLINE void eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v)
+/*
+ * Pop `words` words off the current chunk, whose top is `top`, following an
+ * underflow; returns the new top. As threads_stack_pop, with the top kept
+ * in a register rather than read back from the chunk.
+ */
+RTS_INLINE StgPtr eval_pop(Capability *cap, StgPtr top, StgWord words)
+{
+    StgPtr below = top + words;
+    cap->r.stack->sp = below;
+    if (RTS_UNLIKELY(((StgClosure *)below)->info == &stg_UNDERFLOW_FRAME_info)) {
+        rts_stack_underflow(cap);
+        below = cap->r.stack->sp;
+    }
+    return below;
+}
+
+RTS_INLINE StgPtr eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v)
 {
     StgClosure *t = ((StgUpdateFrame *)top)->updatee;
-    StgPtr below = top + SIZEOF_W(StgUpdateFrame);
-    cap->r.stack->sp = below;
-    if (RTS_UNLIKELY(((StgClosure *)below)->info == &stg_UNDERFLOW_FRAME_info))
-        rts_stack_underflow(cap);
+    StgPtr below = eval_pop(cap, top, SIZEOF_W(StgUpdateFrame));
     eval_update(cap, t, v);
+    return below;
 }
 
 /* Pop the update frame on top of the stack and update its thunk with v. */
@@ -749,13 +763,13 @@ static StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s)
             return eval_loop_pending(cap, c, 2);
         return eval_loop_pending(cap, v, 3);
     }
-    eval_pop_update_at(cap, top, v); /* the selectee's */
-    ASSERT(((StgClosure *)cap->r.stack->sp)->info == &eval_sel_frame_info);
-    StgWord field = ((EvalSelFrame *)cap->r.stack->sp)->field;
-    threads_stack_pop(cap, SIZEOF_W(EvalSelFrame));
+    top = eval_pop_update_at(cap, top, v); /* the selectee's */
+    ASSERT(((StgClosure *)top)->info == &eval_sel_frame_info);
+    StgWord field = ((EvalSelFrame *)top)->field;
+    top = eval_pop(cap, top, SIZEOF_W(EvalSelFrame));
     StgClosure *f = select_field(v, field);
     if (RTS_LIKELY(GET_TAG(f) != 0)) {
-        eval_pop_update(cap, f); /* the selector's */
+        eval_pop_update_at(cap, top, f); /* the selector's */
         return f;
     }
     return eval_loop_pending(cap, f, 1);
