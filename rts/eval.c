@@ -688,7 +688,7 @@ RTS_INLINE void eval_pop_update(Capability *cap, StgClosure *v)
  * they add no C stack to the loop's; all their frames are found again as
  * the top of the stack (Note [Moving frames] in threads.h).
  */
-static StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s);
+RTS_INLINE StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s);
 
 RTS_INLINE StgClosure *eval_fast(Capability *cap, StgClosure *p)
 {
@@ -747,7 +747,7 @@ RTS_INLINE StgClosure *eval_fast(Capability *cap, StgClosure *p)
  * The third case of Note [The fast paths of rts_eval]: the selector s and
  * its selectee, a THUNK, are both unclaimed.
  */
-static StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s)
+RTS_INLINE StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s)
 {
     StgClosure *c = enter_selector(cap, &s);
     if (RTS_UNLIKELY(c == EVAL_RETRY))
