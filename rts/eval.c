@@ -341,6 +341,54 @@ RTS_INLINE StgPtr eval_push(Capability *cap, StgWord words, StgClosure **qp)
  * blackhole it; run its entry. Returns what the entry returned, with the
  * update frame on top of the stack.
  */
+/* n words from `from` to `to`; n is small (a thunk's free variables). */
+RTS_INLINE void copy_words(StgClosure **to, StgClosure **from, StgWord n)
+{
+    switch (n) {
+    case 2:
+        to[1] = from[1];
+        /* fall through */
+    case 1:
+        to[0] = from[0];
+        break;
+    default:
+        for (StgWord i = 0; i < n; i++)
+            to[i] = from[i];
+    }
+}
+
+/*
+ * The checks after a thunk's entry returned v: it must leave the stack as
+ * it found it. With free variables (fv_words > 0) our root frame is on top
+ * at sp, where we pushed it (root frames never move), and our update frame,
+ * pushed with it, right under it. Without, our update frame is on top,
+ * though it may have moved to a newer chunk (Note [Moving frames] in
+ * threads.h). Returns the update frame's address, which the caller makes
+ * the top of the stack (the free variables are not popped here).
+ */
+RTS_INLINE StgPtr after_entry(Capability *cap, StgPtr sp, StgWord fv_words,
+                              const StgInfoTable *info, StgClosure *v)
+{
+    StgPtr now = cap->r.stack->sp;
+    if (fv_words) {
+        if (RTS_UNLIKELY(now != sp))
+            entry_left_frames(info);
+        now = sp + fv_words;
+    } else if (RTS_UNLIKELY(((StgClosure *)now)->info != &stg_UPDATE_FRAME_info)) {
+        entry_left_frames(info);
+    }
+    if (RTS_UNLIKELY(GET_TAG(v) == 0) && RTS_UNLIKELY(v == NULL))
+        entry_returned_null(info);
+    return now;
+}
+
+/*
+ * Start evaluating the THUNK q (slot 0): push its update frame and, in the
+ * same push, a root frame with copies of its pointer free variables;
+ * blackhole it; run its entry. Returns what the entry returned; *top is
+ * its update frame, which is the top of the stack unless the entry
+ * returned a tagged value (then the caller pops it at once).
+ */
 RTS_INLINE StgClosure *enter_plain_thunk_at(Capability *cap, StgClosure **qp,
                                             const StgInfoTable *info, StgPtr *top)
 {
@@ -356,9 +404,7 @@ RTS_INLINE StgClosure *enter_plain_thunk_at(Capability *cap, StgClosure **qp,
         StgRetDyn *f = (StgRetDyn *)sp;
         f->info = &stg_RET_DYN_info;
         f->size = n;
-        StgClosure **from = ((StgThunk *)q)->payload;
-        for (StgWord i = 0; i < n; i++)
-            f->slots[i] = from[i];
+        copy_words(f->slots, ((StgThunk *)q)->payload, n);
         fv = f->slots;
     }
     if (RTS_UNLIKELY(!claim(cap, q))) {
@@ -367,33 +413,21 @@ RTS_INLINE StgClosure *enter_plain_thunk_at(Capability *cap, StgClosure **qp,
         return EVAL_RETRY;
     }
     StgClosure *v = info->entry.thunk(cap, q, fv);
-    /*
-     * The entry must leave the stack as it found it. With free variables our
-     * root frame is on top, where it was (root frames never move), and our
-     * update frame, pushed with it, right under it. Without, our update
-     * frame is on top, though it may have moved to a newer chunk (Note
-     * [Moving frames] in threads.h).
-     */
-    StgStack *s = cap->r.stack;
-    StgPtr now = s->sp;
-    if (n) {
-        if (RTS_UNLIKELY(now != sp))
-            entry_left_frames(info);
-        now = sp + fv_words;
-        s->sp = now; /* pop the free variables; the update frame stays */
-    } else if (RTS_UNLIKELY(((StgClosure *)now)->info != &stg_UPDATE_FRAME_info)) {
-        entry_left_frames(info);
-    }
-    if (RTS_UNLIKELY(GET_TAG(v) == 0) && RTS_UNLIKELY(v == NULL))
-        entry_returned_null(info);
+    StgPtr now = after_entry(cap, sp, fv_words, info, v);
+    if (RTS_UNLIKELY(GET_TAG(v) == 0))
+        cap->r.stack->sp = now;
     *top = now;
     return v;
 }
 
+/* As enter_plain_thunk_at, with the update frame always left on top. */
 RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
 {
     StgPtr top;
-    return enter_plain_thunk_at(cap, qp, info, &top);
+    StgClosure *v = enter_plain_thunk_at(cap, qp, info, &top);
+    if (v != EVAL_RETRY)
+        cap->r.stack->sp = top;
+    return v;
 }
 
 /*
@@ -749,18 +783,54 @@ RTS_INLINE StgClosure *eval_fast(Capability *cap, StgClosure *p)
  */
 RTS_INLINE StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s)
 {
-    StgClosure *c = enter_selector(cap, &s);
-    if (RTS_UNLIKELY(c == EVAL_RETRY))
-        return eval_loop_call(cap, s);
-    /* The push may have collected, and another thread may have come first. */
+    /*
+     * One push for every frame: (from the top) the selectee's free
+     * variables and update frame, the selector frame, the selector's update
+     * frame. Pushing may not collect here (c would go stale): if the chunk
+     * is full, the loop does it frame by frame.
+     */
+    StgClosure *c = ((StgSelector *)s)->selectee;
     const StgInfoTable *ci = __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
-    if (RTS_UNLIKELY(GET_TAG(c) != 0 || ci->type != THUNK || slot_peek(c) != 0))
+    StgWord n = ci->ptrs;
+    StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
+    StgWord words = fv_words + 2 * SIZEOF_W(StgUpdateFrame) + SIZEOF_W(EvalSelFrame);
+    StgStack *st = cap->r.stack;
+    StgPtr sp = st->sp - words;
+    if (RTS_UNLIKELY(sp < st->stack))
+        return eval_loop_call(cap, s);
+    st->sp = sp;
+    StgPtr c_top = sp + fv_words;
+    StgPtr sel_top = c_top + SIZEOF_W(StgUpdateFrame);
+    StgPtr s_top = sel_top + SIZEOF_W(EvalSelFrame);
+    StgUpdateFrame *suf = (StgUpdateFrame *)s_top;
+    suf->info = &stg_UPDATE_FRAME_info;
+    suf->updatee = s;
+    EvalSelFrame *sf = (EvalSelFrame *)sel_top;
+    sf->info = &eval_sel_frame_info;
+    sf->field = s->info->tag;
+    StgUpdateFrame *cuf = (StgUpdateFrame *)c_top;
+    cuf->info = &stg_UPDATE_FRAME_info;
+    cuf->updatee = c;
+    StgClosure **fv = NULL;
+    if (n) {
+        StgRetDyn *f = (StgRetDyn *)sp;
+        f->info = &stg_RET_DYN_info;
+        f->size = n;
+        copy_words(f->slots, ((StgThunk *)c)->payload, n);
+        fv = f->slots;
+    }
+    if (RTS_UNLIKELY(!claim(cap, s))) {
+        st->sp = s_top + SIZEOF_W(StgUpdateFrame);
+        return eval_loop_call(cap, s);
+    }
+    if (RTS_UNLIKELY(!claim(cap, c))) {
+        st->sp = sel_top;
         return eval_loop_pending(cap, c, 2);
-    StgPtr top;
-    StgClosure *v = enter_plain_thunk_at(cap, &c, ci, &top);
+    }
+    StgClosure *v = ci->entry.thunk(cap, c, fv);
+    StgPtr top = after_entry(cap, sp, fv_words, ci, v);
     if (RTS_UNLIKELY(GET_TAG(v) == 0)) {
-        if (v == EVAL_RETRY)
-            return eval_loop_pending(cap, c, 2);
+        cap->r.stack->sp = top;
         return eval_loop_pending(cap, v, 3);
     }
     top = eval_pop_update_at(cap, top, v); /* the selectee's */
