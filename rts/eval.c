@@ -123,11 +123,13 @@ RTS_INLINE StgWord slot_peek(StgClosure *q)
  * A thread that needs a thunk another thread is evaluating gives its
  * capability up (the other thread may need it, in the vanilla way it
  * surely does) and sleeps until some thunk is updated: every update
- * that sees a waiter counted (Note [One word for the slow update]) bumps bh_generation and wakes
- * all sleepers, who take their capability back and look again. The update reads the count without a
- * fence (the update path is hot), so a waiter that registered just after an update's read could
- * miss that wake-up; it sleeps at most BH_RECHECK_NS before looking again anyway. No thread spins:
- * a sleeper runs once per update or per recheck interval.
+ * that sees a waiter counted (Note [One word for the slow update]) bumps
+ * bh_generation and wakes all sleepers, who take their capability back and
+ * look again. The update reads the count without a fence, and the loop's
+ * own updates read it just before they store (the update path is hot), so
+ * a waiter that registered just after an update's read could miss that
+ * wake-up; it sleeps at most BH_RECHECK_NS before looking again anyway. No
+ * thread spins: a sleeper runs once per update or per recheck interval.
  */
 #define BH_RECHECK_NS (5 * 1000 * 1000)
 static pthread_mutex_t bh_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -714,13 +716,29 @@ RTS_INLINE void eval_pop_update(Capability *cap, StgClosure *v)
  *     it and the fast path starts again on it, so a run of selectors whose
  *     pairs exist (lazystream's fst/snd chains) costs no frame;
  *   - a THUNK_SELECTOR whose selectee is a THUNK nobody is evaluating: the
- *     selector's update and selector frames, then the thunk's update frame
- *     and entry; if the entry returns a tagged constructor, both are
- *     updated and the field taken as above.
+ *     selector's update and selector frames and the thunk's update frame
+ *     and free variables, all in one push; the selector is claimed, then
+ *     the thunk, and its entry runs; if it returns a tagged constructor,
+ *     both are updated and the field taken as above. If the chunk has no
+ *     room for the whole push, the loop does it frame by frame (a push that
+ *     collects would leave the selectee's pointer stale).
  *
  * The fast paths never call themselves (a tail call goes round again), so
- * they add no C stack to the loop's; all their frames are found again as
- * the top of the stack (Note [Moving frames] in threads.h).
+ * they add no C stack to the loop's. Their frames are found again as the
+ * top of the stack (Note [Moving frames] in threads.h), with one shortcut:
+ * below a root frame nothing moves, so a thunk with free variables finds
+ * its update frame right under the root frame it pushed, and every pop
+ * keeps the new top in a register (eval_pop) instead of reading it back
+ * from the chunk. That, one push instead of two for a selector, and the
+ * single test of Note [One word for the slow update] are most of what
+ * they gain (bench/README.md, lazystream): the rest of the cost is the
+ * protocol itself, a push and an update per thunk.
+ *
+ * Nothing about the threaded way differs: claims are claim()'s CAS when
+ * several capabilities run, a lost claim hands over to the loop (which
+ * waits for the winner), and the slot is only looked at with slot_peek's
+ * atomic load. The checks on entry code stay (a frame left pushed, NULL
+ * returned) with the same messages.
  */
 RTS_INLINE StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s);
 
