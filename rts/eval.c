@@ -123,18 +123,41 @@ RTS_INLINE StgWord slot_peek(StgClosure *q)
  * A thread that needs a thunk another thread is evaluating gives its
  * capability up (the other thread may need it, in the vanilla way it
  * surely does) and sleeps until some thunk is updated: every update
- * that sees bh_waiters non-zero bumps bh_generation and wakes all
- * sleepers, who take their capability back and look again. The update
- * reads bh_waiters without a fence (the update path is hot), so a waiter
- * that registered just after an update's read could miss that wake-up; it
- * sleeps at most BH_RECHECK_NS before looking again anyway. No thread
- * spins: a sleeper runs once per update or per recheck interval.
+ * that sees a waiter counted (Note [One word for the slow update]) bumps
+ * bh_generation and wakes all sleepers, who take their capability back and
+ * look again. The update reads the count without a fence, and the loop's
+ * own updates read it just before they store (the update path is hot), so
+ * a waiter that registered just after an update's read could miss that
+ * wake-up; it sleeps at most BH_RECHECK_NS before looking again anyway. No
+ * thread spins: a sleeper runs once per update or per recheck interval.
  */
 #define BH_RECHECK_NS (5 * 1000 * 1000)
 static pthread_mutex_t bh_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bh_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t bh_generation; /* guarded by bh_lock */
-static int bh_waiters;         /* atomic */
+
+/*
+ * Note [One word for the slow update]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every update the loop makes asks three process-wide questions: must the
+ * slop after the IND be zeroed (sm_zero_slop), and is any thread waiting
+ * for a blackhole (Note [Waiting for a blackhole])? They live in one word,
+ * read once per update with the capability's barrier word: bit 0 is
+ * sm_zero_slop (set by eval_init at start-up, which runs after sm_init),
+ * and the waiters are counted in steps of EVAL_SLOW_WAITER. Zero (the
+ * common case) means the plain update with nothing after it.
+ */
+#define EVAL_SLOW_ZERO_SLOP 1u
+#define EVAL_SLOW_WAITER    2u
+static uint32_t eval_slow; /* atomic */
+
+void eval_init(void)
+{
+    if (sm_zero_slop)
+        __atomic_fetch_or(&eval_slow, EVAL_SLOW_ZERO_SLOP, __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_and(&eval_slow, ~EVAL_SLOW_ZERO_SLOP, __ATOMIC_SEQ_CST);
+}
 
 static void bh_wake_all(void)
 {
@@ -144,10 +167,10 @@ static void bh_wake_all(void)
     pthread_mutex_unlock(&bh_lock);
 }
 
-/* After every thunk update: wake the threads waiting for blackholes, if any. */
+/* After a thunk update on the slow side: wake the threads waiting for blackholes, if any. */
 RTS_INLINE void bh_updated(void)
 {
-    if (RTS_UNLIKELY(__atomic_load_n(&bh_waiters, __ATOMIC_RELAXED) != 0))
+    if (RTS_UNLIKELY(__atomic_load_n(&eval_slow, __ATOMIC_RELAXED) >= EVAL_SLOW_WAITER))
         bh_wake_all();
 }
 
@@ -186,7 +209,7 @@ static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
     StgClosure **r = rts_push_roots(cap, 1);
     r[0] = cap->scratch[0];
     cap->scratch[0] = NULL;
-    __atomic_fetch_add(&bh_waiters, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&eval_slow, EVAL_SLOW_WAITER, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&bh_lock);
     uint64_t seen = bh_generation;
     pthread_mutex_unlock(&bh_lock);
@@ -208,7 +231,7 @@ static StgClosure *blackhole_wait(Capability *cap, StgClosure *p, StgWord owner)
         ASSERT(again == cap); /* the capability rule (include/rts/Safepoints.h) */
         (void)again;
     }
-    __atomic_fetch_sub(&bh_waiters, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&eval_slow, EVAL_SLOW_WAITER, __ATOMIC_SEQ_CST);
     p = r[0];
     rts_pop_roots(cap, r);
     return p;
@@ -296,17 +319,85 @@ static RTS_NORETURN void entry_returned_null(const StgInfoTable *info)
 }
 
 /*
+ * threads_stack_push for the fast paths, with *qp kept alive across a
+ * collection. Only the slow side takes an address, so that on the fast
+ * side the closure stays in a register rather than in memory.
+ */
+RTS_INLINE StgPtr eval_push(Capability *cap, StgWord words, StgClosure **qp)
+{
+    StgStack *s = cap->r.stack;
+    StgPtr sp = s->sp - words;
+    if (RTS_LIKELY(sp >= s->stack)) {
+        s->sp = sp;
+        return sp;
+    }
+    StgClosure *q = *qp;
+    sp = threads_stack_push_slow(cap, words, &q);
+    *qp = q;
+    return sp;
+}
+
+/*
  * Start evaluating the THUNK q (slot 0): push its update frame and, in the
  * same push, a root frame with copies of its pointer free variables;
  * blackhole it; run its entry. Returns what the entry returned, with the
  * update frame on top of the stack.
  */
-RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
+/* n words from `from` to `to`; n is small (a thunk's free variables). */
+RTS_INLINE void copy_words(StgClosure **to, StgClosure **from, StgWord n)
+{
+    switch (n) {
+    case 2:
+        to[1] = from[1];
+        /* fall through */
+    case 1:
+        to[0] = from[0];
+        break;
+    default:
+        for (StgWord i = 0; i < n; i++)
+            to[i] = from[i];
+    }
+}
+
+/*
+ * The checks after a thunk's entry returned v: it must leave the stack as
+ * it found it. With free variables (fv_words > 0) our root frame is on top
+ * at sp, where we pushed it (root frames never move), and our update frame,
+ * pushed with it, right under it. Without, our update frame is on top,
+ * though it may have moved to a newer chunk (Note [Moving frames] in
+ * threads.h). Returns the update frame's address, which the caller makes
+ * the top of the stack (the free variables are not popped here).
+ */
+RTS_INLINE StgPtr after_entry(Capability *cap, StgPtr sp, StgWord fv_words,
+                              const StgInfoTable *info, StgClosure *v)
+{
+    StgPtr now = cap->r.stack->sp;
+    if (fv_words) {
+        if (RTS_UNLIKELY(now != sp))
+            entry_left_frames(info);
+        now = sp + fv_words;
+    } else if (RTS_UNLIKELY(((StgClosure *)now)->info != &stg_UPDATE_FRAME_info)) {
+        entry_left_frames(info);
+    }
+    if (RTS_UNLIKELY(GET_TAG(v) == 0) && RTS_UNLIKELY(v == NULL))
+        entry_returned_null(info);
+    return now;
+}
+
+/*
+ * Start evaluating the THUNK q (slot 0): push its update frame and, in the
+ * same push, a root frame with copies of its pointer free variables;
+ * blackhole it; run its entry. Returns what the entry returned; *top is
+ * its update frame, which is the top of the stack unless the entry
+ * returned a tagged value (then the caller pops it at once).
+ */
+RTS_INLINE StgClosure *enter_plain_thunk_at(Capability *cap, StgClosure **qp,
+                                            const StgInfoTable *info, StgPtr *top)
 {
     StgClosure *q = *qp;
     StgWord n = info->ptrs;
     StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
-    StgPtr sp = threads_stack_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
+    StgPtr sp = eval_push(cap, fv_words + SIZEOF_W(StgUpdateFrame), &q);
     StgUpdateFrame *uf = (StgUpdateFrame *)(sp + fv_words);
     uf->info = &stg_UPDATE_FRAME_info;
     uf->updatee = q;
@@ -315,9 +406,7 @@ RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const
         StgRetDyn *f = (StgRetDyn *)sp;
         f->info = &stg_RET_DYN_info;
         f->size = n;
-        StgClosure **from = ((StgThunk *)q)->payload;
-        for (StgWord i = 0; i < n; i++)
-            f->slots[i] = from[i];
+        copy_words(f->slots, ((StgThunk *)q)->payload, n);
         fv = f->slots;
     }
     if (RTS_UNLIKELY(!claim(cap, q))) {
@@ -326,24 +415,28 @@ RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const
         return EVAL_RETRY;
     }
     StgClosure *v = info->entry.thunk(cap, q, fv);
-    /*
-     * The entry must leave the stack as it found it. With free variables our
-     * root frame is on top, where it was (root frames never move). Without,
-     * our update frame is on top, though it may have moved to a newer chunk
-     * (Note [Moving frames] in threads.h).
-     */
-    StgStack *s = cap->r.stack;
-    if (n) {
-        if (RTS_UNLIKELY(s->sp != sp))
-            entry_left_frames(info);
-        s->sp = sp + fv_words; /* pop the free variables; the update frame stays */
-    } else if (RTS_UNLIKELY(((StgClosure *)s->sp)->info != &stg_UPDATE_FRAME_info)) {
-        entry_left_frames(info);
-    }
-    if (RTS_UNLIKELY(v == NULL))
-        entry_returned_null(info);
+    StgPtr now = after_entry(cap, sp, fv_words, info, v);
+    if (RTS_UNLIKELY(GET_TAG(v) == 0))
+        cap->r.stack->sp = now;
+    *top = now;
     return v;
 }
+
+/* As enter_plain_thunk_at, with the update frame always left on top. */
+RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
+{
+    StgPtr top;
+    StgClosure *v = enter_plain_thunk_at(cap, qp, info, &top);
+    if (v != EVAL_RETRY)
+        cap->r.stack->sp = top;
+    return v;
+}
+
+/*
+ * Pop the update frame at `top`, the top of the current stack chunk, and
+ * update its thunk with v.
+ */
+RTS_INLINE StgPtr eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v);
 
 /*
  * Start evaluating a CAF or an AP (slot 0): push the update frame, run the
@@ -386,12 +479,14 @@ static StgClosure *enter_thunk(Capability *cap, StgClosure **qp, const StgInfoTa
  * checks; the words after the IND are left as they are unless someone will
  * walk the heap (sm_zero_slop).
  */
+static void eval_update_slow(Capability *cap, StgClosure *t, StgClosure *v);
+
 RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
 {
-    if (RTS_UNLIKELY((GET_TAG(t) != 0) | sm_zero_slop | (HS_REGS(cap)->barrier != 0))) {
-        /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
-        rts_update_thunk(cap, UNTAG(t), v);
-        bh_updated();
+    /* One test for all the rare cases: Note [One word for the slow update]. */
+    if (RTS_UNLIKELY((GET_TAG(t) | HS_REGS(cap)->barrier |
+                      __atomic_load_n(&eval_slow, __ATOMIC_RELAXED)) != 0)) {
+        eval_update_slow(cap, t, v);
         return;
     }
     /* Not even t's header is read: it may be a miss, and nothing here needs it. */
@@ -400,6 +495,20 @@ RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
     bdescr *bd = Bdescr(t);
     if (bd->gen_no > 0)
         mut_list_record(cap, t, bd->gen_no);
+}
+
+static void eval_update_slow(Capability *cap, StgClosure *t, StgClosure *v)
+{
+    if ((GET_TAG(t) != 0) | sm_zero_slop | (HS_REGS(cap)->barrier != 0)) {
+        /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
+        rts_update_thunk(cap, UNTAG(t), v);
+    } else {
+        ((StgInd *)t)->indirectee = v;
+        __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
+        bdescr *bd = Bdescr(t);
+        if (bd->gen_no > 0)
+            mut_list_record(cap, t, bd->gen_no);
+    }
     bh_updated();
 }
 
@@ -410,7 +519,7 @@ RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
 RTS_INLINE StgClosure *enter_selector(Capability *cap, StgClosure **qp)
 {
     StgClosure *q = *qp;
-    StgPtr sp = threads_stack_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
+    StgPtr sp = eval_push(cap, SIZEOF_W(EvalSelFrame) + SIZEOF_W(StgUpdateFrame), &q);
     EvalSelFrame *sf = (EvalSelFrame *)sp;
     sf->info = &eval_sel_frame_info;
     sf->field = q->info->tag;
@@ -552,47 +661,212 @@ static StgClosure *eval_loop_pending(Capability *cap, StgClosure *p, StgWord pen
     return eval_loop_from(cap, p, pending);
 }
 
-/*
- * The common case in straight-line code: p is a THUNK nobody is evaluating
- * and its entry returns a tagged value. Anything else goes to the loop.
- */
-RTS_INLINE StgClosure *eval_loop(Capability *cap, StgClosure *p)
+/* Is the untagged closure c, whose info table is ci, a thunk that nobody is evaluating? */
+RTS_INLINE bool unclaimed_thunk(StgClosure *c, const StgInfoTable *ci)
 {
-    if (RTS_LIKELY(p != NULL && GET_TAG(p) == 0)) {
+    uint32_t type = ci->type;
+    return (type == THUNK || type == THUNK_SELECTOR || type == AP || type == THUNK_STATIC) &&
+           slot_peek(c) == 0;
+}
+
+/*
+ * Pop `words` words off the current chunk, whose top is `top`, following an
+ * underflow; returns the new top. As threads_stack_pop, with the top kept
+ * in a register rather than read back from the chunk.
+ */
+RTS_INLINE StgPtr eval_pop(Capability *cap, StgPtr top, StgWord words)
+{
+    StgPtr below = top + words;
+    cap->r.stack->sp = below;
+    if (RTS_UNLIKELY(((StgClosure *)below)->info == &stg_UNDERFLOW_FRAME_info)) {
+        rts_stack_underflow(cap);
+        below = cap->r.stack->sp;
+    }
+    return below;
+}
+
+RTS_INLINE StgPtr eval_pop_update_at(Capability *cap, StgPtr top, StgClosure *v)
+{
+    StgClosure *t = ((StgUpdateFrame *)top)->updatee;
+    StgPtr below = eval_pop(cap, top, SIZEOF_W(StgUpdateFrame));
+    eval_update(cap, t, v);
+    return below;
+}
+
+/* Pop the update frame on top of the stack and update its thunk with v. */
+RTS_INLINE void eval_pop_update(Capability *cap, StgClosure *v)
+{
+    eval_pop_update_at(cap, cap->r.stack->sp, v);
+}
+
+/*
+ * Note [The fast paths of rts_eval]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The loop (Note [The evaluation loop]) handles every case; the shapes a
+ * lazy program evaluates most are also done in straight-line code, each
+ * exactly as the loop would do it (the same frames, claims and updates, in
+ * the same order), handing over to the loop, with the frames pushed so far
+ * counted as pending, the moment anything else turns up:
+ *
+ *   - a THUNK whose entry returns a tagged value;
+ *   - a THUNK_SELECTOR whose selectee is evaluated (tagged, or an IND to a
+ *     tagged value): the field is picked with no frame at all. A tagged
+ *     field is the selector's value; an unevaluated thunk is a tail call
+ *     (Note [Tail calls]): the selector is updated with an indirection to
+ *     it and the fast path starts again on it, so a run of selectors whose
+ *     pairs exist (lazystream's fst/snd chains) costs no frame;
+ *   - a THUNK_SELECTOR whose selectee is a THUNK nobody is evaluating: the
+ *     selector's update and selector frames and the thunk's update frame
+ *     and free variables, all in one push; the selector is claimed, then
+ *     the thunk, and its entry runs; if it returns a tagged constructor,
+ *     both are updated and the field taken as above. If the chunk has no
+ *     room for the whole push, the loop does it frame by frame (a push that
+ *     collects would leave the selectee's pointer stale).
+ *
+ * The fast paths never call themselves (a tail call goes round again), so
+ * they add no C stack to the loop's. Their frames are found again as the
+ * top of the stack (Note [Moving frames] in threads.h), with one shortcut:
+ * below a root frame nothing moves, so a thunk with free variables finds
+ * its update frame right under the root frame it pushed, and every pop
+ * keeps the new top in a register (eval_pop) instead of reading it back
+ * from the chunk. That, one push instead of two for a selector, and the
+ * single test of Note [One word for the slow update] are most of what
+ * they gain (bench/README.md, lazystream): the rest of the cost is the
+ * protocol itself, a push and an update per thunk.
+ *
+ * Nothing about the threaded way differs: claims are claim()'s CAS when
+ * several capabilities run, a lost claim hands over to the loop (which
+ * waits for the winner), and the slot is only looked at with slot_peek's
+ * atomic load. The checks on entry code stay (a frame left pushed, NULL
+ * returned) with the same messages.
+ */
+RTS_INLINE StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s);
+
+RTS_INLINE StgClosure *eval_fast(Capability *cap, StgClosure *p)
+{
+    for (;;) {
+        if (RTS_UNLIKELY(p == NULL || GET_TAG(p) != 0))
+            break;
         const StgInfoTable *info = __atomic_load_n(&p->info, __ATOMIC_ACQUIRE);
-        if (RTS_LIKELY(info->type == THUNK && slot_peek(p) == 0)) {
-            StgClosure *v = enter_plain_thunk(cap, &p, info);
-            if (RTS_UNLIKELY(v == EVAL_RETRY))
-                return eval_loop_call(cap, p); /* another thread claimed it */
-            if (RTS_UNLIKELY(GET_TAG(v) == 0))
+        uint32_t type = info->type;
+        if (RTS_LIKELY(type == THUNK)) {
+            if (RTS_UNLIKELY(slot_peek(p) != 0))
+                break;
+            StgPtr top;
+            StgClosure *v = enter_plain_thunk_at(cap, &p, info, &top);
+            if (RTS_UNLIKELY(GET_TAG(v) == 0)) {
+                if (v == EVAL_RETRY)
+                    break; /* another thread claimed it: p is where it is now */
                 return eval_loop_pending(cap, v, 1); /* a tail call, or an untagged value */
-            StgStack *s = cap->r.stack;
-            StgClosure *t = ((StgUpdateFrame *)s->sp)->updatee;
-            threads_stack_pop(cap, SIZEOF_W(StgUpdateFrame));
-            eval_update(cap, t, v);
+            }
+            eval_pop_update_at(cap, top, v);
             return v;
         }
-        if (info->type == THUNK_SELECTOR && slot_peek(p) == 0) {
-            /* A selector of an evaluated constructor whose field is a value: no frames. */
-            StgClosure *c = ((StgSelector *)p)->selectee;
-            if (GET_TAG(c) == 0 && c->info == &stg_IND_info)
+        if (type != THUNK_SELECTOR || slot_peek(p) != 0)
+            break;
+        /* A selector: its selectee evaluated, or a thunk to evaluate first. */
+        StgClosure *c = ((StgSelector *)p)->selectee;
+        if (GET_TAG(c) == 0) {
+            const StgInfoTable *ci = __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
+            if (ci == &stg_IND_info) {
                 c = ((StgInd *)c)->indirectee;
-            if (GET_TAG(c) != 0) {
-                StgClosure *f = select_field(c, info->tag);
-                if (GET_TAG(f) != 0 && claim(cap, p)) {
-                    eval_update(cap, p, f);
-                    return f;
-                }
+                if (GET_TAG(c) == 0)
+                    break;
+            } else if (ci->type == THUNK && slot_peek(c) == 0) {
+                return eval_selector_thunk(cap, p);
+            } else {
+                break;
             }
         }
+        StgClosure *f = select_field(c, info->tag);
+        if (GET_TAG(f) != 0) {
+            if (RTS_UNLIKELY(!claim(cap, p)))
+                break;
+            eval_update(cap, p, f);
+            return f;
+        }
+        /* An unevaluated field: a tail call (Note [Tail calls]). */
+        const StgInfoTable *fi = __atomic_load_n(&f->info, __ATOMIC_ACQUIRE);
+        if (!unclaimed_thunk(f, fi) || RTS_UNLIKELY(!claim(cap, p)))
+            break;
+        eval_update(cap, p, f);
+        p = f;
     }
     return eval_loop_call(cap, p);
+}
+
+/*
+ * The third case of Note [The fast paths of rts_eval]: the selector s and
+ * its selectee, a THUNK, are both unclaimed.
+ */
+RTS_INLINE StgClosure *eval_selector_thunk(Capability *cap, StgClosure *s)
+{
+    /*
+     * One push for every frame: (from the top) the selectee's free
+     * variables and update frame, the selector frame, the selector's update
+     * frame. Pushing may not collect here (c would go stale): if the chunk
+     * is full, the loop does it frame by frame.
+     */
+    StgClosure *c = ((StgSelector *)s)->selectee;
+    const StgInfoTable *ci = __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
+    StgWord n = ci->ptrs;
+    StgWord fv_words = n ? SIZEOF_W(StgRetDyn) + n : 0;
+    StgWord words = fv_words + 2 * SIZEOF_W(StgUpdateFrame) + SIZEOF_W(EvalSelFrame);
+    StgStack *st = cap->r.stack;
+    StgPtr sp = st->sp - words;
+    if (RTS_UNLIKELY(sp < st->stack))
+        return eval_loop_call(cap, s);
+    st->sp = sp;
+    StgPtr c_top = sp + fv_words;
+    StgPtr sel_top = c_top + SIZEOF_W(StgUpdateFrame);
+    StgPtr s_top = sel_top + SIZEOF_W(EvalSelFrame);
+    StgUpdateFrame *suf = (StgUpdateFrame *)s_top;
+    suf->info = &stg_UPDATE_FRAME_info;
+    suf->updatee = s;
+    EvalSelFrame *sf = (EvalSelFrame *)sel_top;
+    sf->info = &eval_sel_frame_info;
+    sf->field = s->info->tag;
+    StgUpdateFrame *cuf = (StgUpdateFrame *)c_top;
+    cuf->info = &stg_UPDATE_FRAME_info;
+    cuf->updatee = c;
+    StgClosure **fv = NULL;
+    if (n) {
+        StgRetDyn *f = (StgRetDyn *)sp;
+        f->info = &stg_RET_DYN_info;
+        f->size = n;
+        copy_words(f->slots, ((StgThunk *)c)->payload, n);
+        fv = f->slots;
+    }
+    if (RTS_UNLIKELY(!claim(cap, s))) {
+        st->sp = s_top + SIZEOF_W(StgUpdateFrame);
+        return eval_loop_call(cap, s);
+    }
+    if (RTS_UNLIKELY(!claim(cap, c))) {
+        st->sp = sel_top;
+        return eval_loop_pending(cap, c, 2);
+    }
+    StgClosure *v = ci->entry.thunk(cap, c, fv);
+    StgPtr top = after_entry(cap, sp, fv_words, ci, v);
+    if (RTS_UNLIKELY(GET_TAG(v) == 0)) {
+        cap->r.stack->sp = top;
+        return eval_loop_pending(cap, v, 3);
+    }
+    top = eval_pop_update_at(cap, top, v); /* the selectee's */
+    ASSERT(((StgClosure *)top)->info == &eval_sel_frame_info);
+    StgWord field = ((EvalSelFrame *)top)->field;
+    top = eval_pop(cap, top, SIZEOF_W(EvalSelFrame));
+    StgClosure *f = select_field(v, field);
+    if (RTS_LIKELY(GET_TAG(f) != 0)) {
+        eval_pop_update_at(cap, top, f); /* the selector's */
+        return f;
+    }
+    return eval_loop_pending(cap, f, 1);
 }
 
 static void *eval_on_stack(void *arg)
 {
     EvalCall *c = arg;
-    return eval_loop_call(c->cap, c->p);
+    return eval_fast(c->cap, c->p);
 }
 
 /* The outermost evaluation of a thread, or one past the check mark. */
@@ -611,7 +885,7 @@ static StgClosure *eval_enter(Capability *cap, StgClosure *p)
 StgClosure *rts_eval_slow(Capability *cap, StgClosure *p)
 {
     if (RTS_LIKELY(cap != NULL) && cstack_fast(cap))
-        return eval_loop(cap, p);
+        return eval_fast(cap, p);
     return eval_enter(cap, p);
 }
 

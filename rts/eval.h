@@ -19,6 +19,9 @@ typedef struct {
 
 extern const StgInfoTable eval_sel_frame_info;
 
+/* Start-up, after sm_init: what the update path needs to know of the storage manager. */
+void eval_init(void);
+
 /*
  * Frames the evaluator finds again by position (the top of the stack),
  * never by address, so the runtime may move them (Note [Moving frames] in

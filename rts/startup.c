@@ -14,6 +14,7 @@
 #include "Rts.h"
 #include "capability.h"
 #include "cstack.h"
+#include "eval.h"
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
@@ -100,6 +101,7 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
     trace_init();
     cstack_init();
     sm_init();
+    eval_init();
     threads_init();
     stable_init();
     weak_init();

@@ -431,6 +431,117 @@ START_TEST(selector_evaluated_by_rts_eval)
 }
 END_TEST
 
+/*
+ * The fast paths of rts_eval (Note [The fast paths of rts_eval] in eval.c)
+ * and each of their hand-overs to the loop, with collections inside the
+ * entries (fp_pad) under every collector configuration: a selector whose
+ * selectee is a thunk with free variables, whose field is a value or a
+ * thunk; a selector of an evaluated pair; a selector whose selectee's entry
+ * returns another thunk (a tail call).
+ */
+static StgWord fp_pad;
+
+/* pairfv a b = (Int (a + 1), b), a evaluated first; then fp_pad words of garbage. */
+static StgClosure *pairfv_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)self;
+    fv[0] = rts_eval(cap, fv[0]);
+    for (StgWord i = 0; i < fp_pad; i++)
+        (void)mk_int(cap, i);
+    StgPtr p = rts_alloc(cap, 2 + 3);
+    StgClosure *x = (StgClosure *)p;
+    x->info = &int_info;
+    ((StgWord *)x->payload)[0] = int_of(fv[0]) + 1;
+    StgClosure *pr = (StgClosure *)(p + 2);
+    pr->info = &pair_info;
+    pr->payload[0] = TAG_CLOSURE(1, x);
+    pr->payload[1] = fv[1];
+    return TAG_CLOSURE(1, pr);
+}
+static const StgInfoTable pairfv_info = HS_THUNK_INFO(pairfv_entry, 2, 0, "test:pairfv");
+
+/* tailpair a b = pairfv a b, returned unevaluated: a tail call. */
+static StgClosure *tailpair_entry(Capability *cap, StgClosure *self, StgClosure **fv);
+static const StgInfoTable tailpair_info = HS_THUNK_INFO(tailpair_entry, 2, 0, "test:tailpair");
+
+static StgClosure *mk_thunk2(Capability *cap, const StgInfoTable *info, StgClosure **a,
+                             StgClosure **b)
+{
+    StgThunk *t = (StgThunk *)rts_alloc(cap, 4);
+    t->info = info;
+    t->slot = 0;
+    t->payload[0] = *a;
+    t->payload[1] = *b;
+    return (StgClosure *)t;
+}
+
+static StgClosure *tailpair_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)self;
+    for (StgWord i = 0; i < fp_pad; i++)
+        (void)mk_int(cap, i);
+    return mk_thunk2(cap, &pairfv_info, &fv[0], &fv[1]);
+}
+
+static StgClosure *mk_sel(Capability *cap, const StgInfoTable *info, StgClosure **selectee)
+{
+    StgSelector *s = (StgSelector *)rts_alloc(cap, 3);
+    s->info = info;
+    s->slot = 0;
+    s->selectee = *selectee;
+    return (StgClosure *)s;
+}
+
+/* r[0] = fst t, r[1] = snd t for t = info a b, with a = const ka, b = const kb. */
+static void mk_pair_sels(Capability *cap, StgClosure **r, const StgInfoTable *info, StgWord ka,
+                         StgWord kb)
+{
+    r[2] = mk_const_thunk(cap, ka);
+    r[3] = mk_const_thunk(cap, kb);
+    r[0] = mk_thunk2(cap, info, &r[2], &r[3]);
+    r[1] = mk_sel(cap, &snd_info, &r[0]);
+    r[0] = mk_sel(cap, &fst_info, &r[0]);
+}
+
+static void check_sel(Capability *cap, StgClosure **r, int i, StgWord want, const char *what,
+                      const char *config)
+{
+    for (int k = 0; k < 3; k++) {
+        StgWord got = int_of(rts_eval(cap, r[i]));
+        ck_assert_msg(got == want, "%s, evaluation %d with pad %lu under '%s': %lu, want %lu", what,
+                      k, (unsigned long)fp_pad, config, (unsigned long)got, (unsigned long)want);
+        performGC();
+    }
+}
+
+START_TEST(selector_fast_paths_keep_their_results)
+{
+    start(gc_configs[_i]);
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 4);
+    for (fp_pad = 0; fp_pad < 3000; fp_pad = fp_pad * 4 + 1) {
+        /* fst first: its selectee is a thunk, its field a value; then snd of the pair. */
+        mk_pair_sels(cap, r, &pairfv_info, 10, 20);
+        check_sel(cap, r, 0, 11, "fst (pairfv 10 20)", gc_configs[_i]);
+        check_sel(cap, r, 1, 20, "snd (pairfv 10 20), pair evaluated", gc_configs[_i]);
+        /* snd first: the field picked from the new pair is a thunk. */
+        mk_pair_sels(cap, r, &pairfv_info, 30, 40);
+        check_sel(cap, r, 1, 40, "snd (pairfv 30 40)", gc_configs[_i]);
+        check_sel(cap, r, 0, 31, "fst (pairfv 30 40), pair evaluated", gc_configs[_i]);
+        /* The selectee's entry returns a thunk. */
+        mk_pair_sels(cap, r, &tailpair_info, 50, 60);
+        check_sel(cap, r, 0, 51, "fst (tailpair 50 60)", gc_configs[_i]);
+        check_sel(cap, r, 1, 60, "snd (tailpair 50 60), pair evaluated", gc_configs[_i]);
+        mk_pair_sels(cap, r, &tailpair_info, 70, 80);
+        check_sel(cap, r, 1, 80, "snd (tailpair 70 80)", gc_configs[_i]);
+        check_sel(cap, r, 0, 71, "fst (tailpair 70 80), pair evaluated", gc_configs[_i]);
+    }
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
 /* --- application ------------------------------------------------------------------- */
 
 static StgClosure *add_entry(Capability *cap, StgClosure *self, StgClosure **fv, StgClosure **args)
@@ -602,6 +713,7 @@ int main(void)
     tcase_add_test(tc, thunk_under_evaluation_becomes_blackhole);
     tcase_add_test(tc, selector_thunks_do_not_leak);
     tcase_add_test(tc, selector_evaluated_by_rts_eval);
+    tcase_add_loop_test(tc, selector_fast_paths_keep_their_results, 0, N_GC_CONFIGS);
     tcase_add_test(tc, apply_exact_partial_and_over);
     tcase_add_test(tc, caf_kept_while_reachable_then_reverted);
     tcase_add_test(tc, caf_kept_through_an_srt);
