@@ -49,7 +49,8 @@ typedef struct bdescr_ {
     uint16_t node;           /* NUMA node */
     uint16_t flags;          /* BF_* */
     uint32_t blocks;         /* group length (head only) */
-    uint32_t pad_[3];
+    uint32_t lines;          /* mark-region: lines in use (bit i: words [16i, 16i+16)) */
+    uint32_t pad_[2];
 } bdescr;
 
 _Static_assert(sizeof(bdescr) == BDESCR_SIZE, "bdescr must be 64 bytes");

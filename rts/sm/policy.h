@@ -55,8 +55,22 @@ typedef struct GenPolicy_ {
      * holds (the copy reserve; heap sizing, trigger.c).
      */
     StgWord (*reserve)(const struct generation_ *gen, StgWord blocks);
+    /*
+     * Optional (NULL: fresh to-space blocks): the workspace of the
+     * generation needs room for `size` words; return where to copy, having
+     * set ws->todo_free/todo_lim (and todo_bd), or NULL for a fresh block.
+     */
+    StgPtr (*todo_full)(gc_thread *gct, gen_workspace *ws, StgWord size);
 } GenPolicy;
 
 extern const GenPolicy gen_policy_copying;
+extern const GenPolicy gen_policy_mark_region; /* -w: markregion.c */
+extern const GenPolicy gen_policy_compacting;  /* -c: compact.c */
+
+/* Pieces of the copying row the other rows share (copying.c). */
+void copying_finish_workspace(gc_thread *gct, gen_workspace *ws);
+void copying_free_dead_large_objects(struct generation_ *gen);
+void copying_walk(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
+void copying_check(const struct generation_ *gen);
 
 #endif /* RTS_SM_POLICY_H */

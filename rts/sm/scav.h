@@ -19,6 +19,11 @@ void scav_loop(gc_thread *gct);
 
 /* The copying policy's scan: the workspace's unscanned blocks and large objects. */
 bool scav_workspace(gc_thread *gct, gen_workspace *ws);
+/*
+ * Scavenge one object of generation gen_no in place (a marked or promoted
+ * object outside to-space); remember it if it still points younger. Returns its size.
+ */
+StgWord scav_one(gc_thread *gct, StgClosure *q, uint32_t gen_no);
 
 /* Counter since start-up: array cards scanned. */
 extern uint64_t scav_cards_scanned;

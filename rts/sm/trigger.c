@@ -270,9 +270,27 @@ static void return_memory(bool growth)
     sm_unlock();
 }
 
+/*
+ * -c<n> with -M: once the live data of the oldest generation exceed n% of
+ * -M, its next collections compact it (no copy reserve, so its limit may
+ * grow to nearly -M); below, it is copied again. The two rows leave the
+ * generation in the same shape (Note [Sliding compaction] in compact.c).
+ */
+static void choose_old_policy(void)
+{
+    const GcFlags *f = &rts_flags.gc;
+    if (n_generations == 1 || f->compact || f->sweep || heap_limit == 0)
+        return;
+    double live = (double)(oldest_gen->n_words + oldest_gen->n_large_words) * sizeof(StgWord);
+    bool compact = live > f->compact_threshold / 100.0 * (double)heap_limit * BLOCK_SIZE;
+    oldest_gen->policy = compact ? &gen_policy_compacting : &gen_policy_copying;
+}
+
 void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
 {
     bool major = N == n_generations - 1;
+    if (major)
+        choose_old_policy();
     if (major && n_generations > 1)
         resize_generations();
     resize_nursery(N, copied_words);

@@ -37,6 +37,11 @@ static const char *const configs[] = {
     "-G1 -A8k",      "-G3 -A64k -n16k",
     "-H16m -A64k",   "-F1.2 -O64k -A64k",
     "-AL64k -A256k",
+    /* The old generations that do not copy (issue 13). */
+    "-w",            "-c",
+    "-c30 -M8m",     "-w -G3",
+    "-c -G3",        "-w -A8k",
+    "-c -A8k",
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
