@@ -146,18 +146,18 @@ static void fix_block(bdescr *bd)
 }
 
 /* Call f on every marked object of bd, in address order. */
-#define FOR_MARKED(bd, q, body)                                                      \
-    do {                                                                             \
-        MarkInfo *mi_ = mark_info(bd);                                               \
-        for (StgWord w_ = 0; w_ < MARK_BITMAP_WORDS; w_++) {                        \
-            StgWord bits_ = mi_->start[w_];                                          \
-            while (bits_) {                                                          \
-                StgWord off_ = w_ * 64 + (StgWord)__builtin_ctzl(bits_);             \
-                bits_ &= bits_ - 1;                                                  \
-                StgClosure *q = (StgClosure *)((bd)->start + off_);                 \
-                body;                                                                \
-            }                                                                        \
-        }                                                                            \
+#define FOR_MARKED(bd, q, body)                                          \
+    do {                                                                 \
+        MarkInfo *mi_ = mark_info(bd);                                   \
+        for (StgWord w_ = 0; w_ < MARK_BITMAP_WORDS; w_++) {             \
+            StgWord bits_ = mi_->start[w_];                              \
+            while (bits_) {                                              \
+                StgWord off_ = w_ * 64 + (StgWord)__builtin_ctzl(bits_); \
+                bits_ &= bits_ - 1;                                      \
+                StgClosure *q = (StgClosure *)((bd)->start + off_);      \
+                body;                                                    \
+            }                                                            \
+        }                                                                \
     } while (0)
 
 /* Passes 1 and 2 (Note [Sliding compaction]). */

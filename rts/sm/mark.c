@@ -15,9 +15,9 @@
 
 #define MARK_STACK_DEFAULT_LIMIT ((StgWord)16 << 20)
 
-static MarkInfo *infos;     /* one per marked block */
-static bdescr *marked;      /* the marked blocks, in the generation's order */
-static StgClosure **stack;  /* the mark stack */
+static MarkInfo *infos;    /* one per marked block */
+static bdescr *marked;     /* the marked blocks, in the generation's order */
+static StgClosure **stack; /* the mark stack */
 static StgWord sp, stack_cap;
 static StgWord stack_limit = MARK_STACK_DEFAULT_LIMIT;
 static bool overflowed;
@@ -50,7 +50,7 @@ void mark_prepare(generation *gen, bool (*evac_block)(bdescr *bd, void *ctx), vo
         ASSERT(bd->blocks == 1);
         if (evac_block && evac_block(bd, ctx)) {
             /* From-space: its live objects are copied out (mark_is_alive). */
-            bd->flags &= (uint16_t)~(BF_EVACUATED | BF_MARKED);
+            bd->flags &= (uint16_t) ~(BF_EVACUATED | BF_MARKED);
             bd->link = gen->old_blocks;
             gen->old_blocks = bd;
             gen->n_old_blocks += bd->blocks;
@@ -121,8 +121,7 @@ static void scan_marked(gc_thread *gct, StgClosure *q, uint32_t gen_no)
 {
     const StgInfoTable *info = q->info;
     uint32_t type = info->type;
-    if ((type == THUNK || type == AP || type == THUNK_SELECTOR) &&
-        (((StgThunk *)q)->slot & 1)) {
+    if ((type == THUNK || type == AP || type == THUNK_SELECTOR) && (((StgThunk *)q)->slot & 1)) {
         StgWord size = layout_of(q, info).size;
         StgWord owner = ((StgThunk *)q)->slot;
         q->info = &stg_BLACKHOLE_info;

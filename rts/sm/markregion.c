@@ -54,9 +54,10 @@
 #include "sm/scav.h"
 #include "sm/storage.h"
 
-#define LINE_WORDS     16
+#define LINE_WORDS      16
 #define LINES_PER_BLOCK (BLOCK_SIZE_W / LINE_WORDS)
-#define SPARSE_LINES   (LINES_PER_BLOCK / 4)
+#define SPARSE_LINES    (LINES_PER_BLOCK / 4)
+#define HOLE_LOOKAHEAD  32
 
 _Static_assert(LINES_PER_BLOCK == 32, "the line map is 32 bits");
 
@@ -68,10 +69,10 @@ typedef struct {
 
 static Hole *holes;
 static StgWord n_holes, holes_cap;
-static StgWord next_hole;   /* the next hole to take */
-static bool hole_active;    /* the workspace is in holes[next_hole - 1] */
-static StgWord scan_hole;   /* scanning cursor: hole index ... */
-static StgPtr scan_p;       /* ... and address */
+static StgWord next_hole; /* the next hole to take */
+static bool hole_active;  /* the workspace is in holes[next_hole - 1] */
+static StgWord scan_hole; /* scanning cursor: hole index ... */
+static StgPtr scan_p;     /* ... and address */
 static StgWord evacuate_budget;
 
 /* Lines [from, to) of a block (word offsets; to > from) as a mask. */
@@ -140,6 +141,16 @@ static StgPtr mr_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
     if (hole_active)
         retire_hole(gct, ws);
     while (next_hole < n_holes) {
+        /* A hole too small for this object stays for later ones if one just ahead fits. */
+        if ((StgWord)(holes[next_hole].end - holes[next_hole].start) < size) {
+            for (StgWord i = next_hole + 1; i < n_holes && i <= next_hole + HOLE_LOOKAHEAD; i++)
+                if ((StgWord)(holes[i].end - holes[i].start) >= size) {
+                    Hole t = holes[i];
+                    holes[i] = holes[next_hole];
+                    holes[next_hole] = t;
+                    break;
+                }
+        }
         Hole *h = &holes[next_hole++];
         if (scan_hole == next_hole - 1)
             scan_p = h->start;
@@ -294,8 +305,8 @@ static void mr_check(const generation *gen)
     }
     if (blocks != gen->n_blocks || gen->n_words > words)
         msg_barf("mark-region: generation %u counts %lu blocks/%lu live words, has %lu/%lu", g,
-                 (unsigned long)gen->n_blocks, (unsigned long)gen->n_words,
-                 (unsigned long)blocks, (unsigned long)words);
+                 (unsigned long)gen->n_blocks, (unsigned long)gen->n_words, (unsigned long)blocks,
+                 (unsigned long)words);
 }
 
 /* Marking needs no copy reserve; evacuating sparse blocks needs at most an eighth. */

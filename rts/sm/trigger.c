@@ -152,6 +152,13 @@ static void resize_generations(void)
     const GcFlags *f = &rts_flags.gc;
     StgWord live =
         (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
+    /*
+     * Mark-region keeps the blocks its sweep left, holes and all (Note
+     * [Lines and holes] in markregion.c): those are what it holds, and
+     * promotion fills the holes before the generation grows.
+     */
+    if (oldest_gen->policy == &gen_policy_mark_region)
+        live = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
     StgWord max = heap_limit;
     /*
      * As live data nears -M, lower F towards 1: a full F times live would

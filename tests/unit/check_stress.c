@@ -29,19 +29,30 @@
 
 /* The configurations: each runs in its own process. */
 static const char *const configs[] = {
-    "-G1",           "-G2",
-    "-G3",           "-A8k",
-    "-A64k",         "-A1m",
-    "-A64m",         "-A64k -n8k",
-    "-A1m -n64k",    "-G3 -A8k",
-    "-G1 -A8k",      "-G3 -A64k -n16k",
-    "-H16m -A64k",   "-F1.2 -O64k -A64k",
+    "-G1",
+    "-G2",
+    "-G3",
+    "-A8k",
+    "-A64k",
+    "-A1m",
+    "-A64m",
+    "-A64k -n8k",
+    "-A1m -n64k",
+    "-G3 -A8k",
+    "-G1 -A8k",
+    "-G3 -A64k -n16k",
+    "-H16m -A64k",
+    "-F1.2 -O64k -A64k",
     "-AL64k -A256k",
     /* The old generations that do not copy (issue 13). */
-    "-w",            "-c",
-    "-c30 -M8m",     "-w -G3",
-    "-c -G3",        "-w -A8k",
+    "-w",
+    "-c",
+    "-c30 -M8m",
+    "-w -G3",
+    "-c -G3",
+    "-w -A8k",
     "-c -A8k",
+    "-c30 -M5m -A1m",
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
