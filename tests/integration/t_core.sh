@@ -108,10 +108,23 @@ for way in "" debug/; do
     err_has "is not the topmost frame"
 done
 
-t "options of subsystems not built yet are refused silently nowhere"
-run -- build/bench/binarytrees 5 +RTS -c -RTS
-rc_is 0
-err_is "binarytrees: warning: -c is accepted but the compacting collector is not implemented yet in this version of hsrts; it has no effect"
+t "the old generations that do not copy: -c and -w run without a word; -G1 disables them as GHC does"
+for o in -c -w "-c -G3" "-w -G3" "-c30 -M16m"; do
+    run -- build/bench/binarytrees 10 +RTS $o -RTS
+    rc_is 0
+    err_is ""
+done
+for o in -c -w; do
+    run -- build/bench/binarytrees 5 +RTS $o -G1 -RTS
+    rc_is 0
+    err_is "binarytrees: WARNING: compact/sweep is incompatible with -G1; disabled"
+done
+t "-c and -w: the debug way's sanity checker agrees with every collection"
+for o in -c -w "-w -G3 -A64k"; do
+    run -- build/bench/debug/binarytrees 10 +RTS $o -DS -RTS
+    rc_is 0
+    err_is ""
+done
 
 t "make install honours DESTDIR and prefix"
 dest=$(mktemp -d)
