@@ -11,13 +11,16 @@
  * is alive afterwards, how pending work is scanned, how the generation is
  * finished, how its objects are walked (heap census, sanity checker), the
  * invariants the sanity checker can check, and the reserve a collection
- * of it needs. Copying (copying.c) is the only row today; mark-region
- * (-w), compacting (-c) and nonmoving (-xn) will be rows, not copies of
- * the scavenger: what tracing does per closure type stays in scan.h.
+ * of it needs. The rows are copying (copying.c), mark-region (-w,
+ * markregion.c) and compacting (-c, compact.c), the last two on the
+ * shared mark of mark.h; nonmoving (-xn) will be another, not a copy of
+ * the scavenger: what tracing does per closure type stays in scan.h. A
+ * row may also give its workspace room of its own (todo_full: mark-region
+ * promotes into holes).
  *
  * Hot paths do not go through the table: evacuation copies inline, and a
  * non-copying destination will be recognised by a block flag on the same
- * test evac already makes (BF_EVACUATED). Function pointers are called
+ * test evac already makes (BF_MARKED beside BF_EVACUATED). Function pointers are called
  * once per generation per phase.
  */
 #ifndef RTS_SM_POLICY_H
