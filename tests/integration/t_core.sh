@@ -119,6 +119,16 @@ for o in -c -w; do
     rc_is 0
     err_is "binarytrees: WARNING: compact/sweep is incompatible with -G1; disabled"
 done
+t "-c and -w: -S's per-collection bytes copied (moved) add up to -s's total"
+for o in -c -w "-c -G3" "-w -G3"; do
+    run -- build/bench/binarytrees 12 +RTS $o -S -RTS
+    rc_is 0
+    per=$(grep '(Gen: ' <<<"$ERR" | awk '{s += $2} END {print s}')
+    total=$(grep 'bytes copied during GC' <<<"$ERR" | awk '{gsub(",", "", $1); print $1}')
+    [ -n "$per" ] && [ "$per" = "$total" ] && ok || bad "$o: -S lines copy $per bytes, -s says $total"
+    majors=$(grep -c '(Gen:  [12])' <<<"$ERR")
+    [ "$majors" -gt 0 ] && ok || bad "$o: no collection of the old generation"
+done
 t "-c and -w: the debug way's sanity checker agrees with every collection"
 for o in -c -w "-w -G3 -A64k"; do
     run -- build/bench/debug/binarytrees 10 +RTS $o -DS -RTS

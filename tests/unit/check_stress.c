@@ -11,6 +11,9 @@
  * and stable names.
  *
  * HSRTS_STRESS_ITERS scales the run (default 1000 rounds per configuration);
+ * soak the old-generation collectors with HSRTS_STRESS_ONLY="-w -A8k" or
+ * "-c -A8k" (thousands of collections caused by allocation; about 4
+ * minutes each in the debug way, too long for make check);
  * HSRTS_TEST_SEED replays a failure, and makes a run repeatable: its
  * printed checksum digests must not change when the collector is
  * restructured (address-independent checksums of every round); HSRTS_STRESS_ONLY="<opts>" runs one
