@@ -50,11 +50,9 @@ static const char *const configs[] = {
     /* The old generations that do not copy (issue 13). */
     "-w",
     "-c",
-    "-c30 -M8m",
     "-w -G3",
     "-c -G3",
-    "-w -A8k",
-    "-c -A8k",
+    /* compacts once the old generation's live data pass 30% of -M (copying would overflow) */
     "-c30 -M5m -A1m",
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
