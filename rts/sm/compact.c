@@ -160,6 +160,17 @@ static void fix_block(bdescr *bd)
         }                                                                \
     } while (0)
 
+/* Set bits [from, from + n) of a bitmap. */
+static void set_bits(StgWord *bm, StgWord from, StgWord n)
+{
+    while (n > 0) {
+        StgWord b = from % 64, k = 64 - b < n ? 64 - b : n;
+        bm[from / 64] |= (k == 64 ? ~(StgWord)0 : (((StgWord)1 << k) - 1)) << b;
+        from += k;
+        n -= k;
+    }
+}
+
 /* Passes 1 and 2 (Note [Sliding compaction]). */
 static void compute_forwarding(bdescr *blocks)
 {
@@ -173,8 +184,7 @@ static void compute_forwarding(bdescr *blocks)
         FOR_MARKED(bd, q, {
             StgWord size = layout_of(q, q->info).size;
             chunk_words[off_ / 64] += size;
-            for (StgWord k = off_; k < off_ + size; k++)
-                mi->live[k / 64] |= (StgWord)1 << (k % 64);
+            set_bits(mi->live, off_, size);
         });
         for (StgWord c = 0; c < MARK_BITMAP_WORDS; c++) {
             if (chunk_words[c] == 0)

@@ -40,7 +40,9 @@
  *     need = prealloc + (F' + 2) * live
  * blocks, where prealloc is the allocation area plus -AL, and live is what
  * every generation holds: if the live data stays put, the next major GC
- * needs F * live for the old generation plus live again to copy into, and
+ * needs F * live for the old generation plus live again to copy into (the
+ * oldest generation's reserve: none when it is compacted, an eighth
+ * under mark-region, so those keep (F' + 1) * live and a little), and
  * one more live of slack avoids giving memory back only to fault it in
  * again (GHC's choice too). F' = F / (1 + k / Fd), where k counts the
  * consecutive major collections that were not forced by heap growth
@@ -265,7 +267,9 @@ static void return_memory(bool growth)
         live = min_old;
     StgWord large_lim =
         bytes_to_blocks(f->large_alloc_lim_bytes ? f->large_alloc_lim_bytes : f->alloc_area_bytes);
-    double need = (double)(sm_nursery_blocks() + large_lim) + (factor + 2.0) * (double)live;
+    /* The reserve is the oldest generation's row's: live again for copying, none to compact. */
+    double need = (double)(sm_nursery_blocks() + large_lim) + (factor + 1.0) * (double)live +
+                  (double)oldest_gen->policy->reserve(oldest_gen, live);
     StgWord suggestion = bytes_to_blocks(f->heap_size_suggestion_bytes);
     if (need < (double)suggestion)
         need = (double)suggestion;
