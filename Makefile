@@ -251,7 +251,7 @@ build/tests/progs/$(1)/%: tests/integration/progs/%.c $$(RTS_HDRS) build/lib/lib
 endef
 $(foreach w,v debug,$(eval $(call PROG_template,$(w))))
 
-INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees \
+INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees build/bench/largeheap \
                      $(foreach w,v debug,build/tests/progs/$(w)/bad_input build/tests/progs/$(w)/lazy_exits)
 check-integration: $(INTEGRATION_PROGS) all build/tests/flags/inst.stamp
 	@tests/integration/run.sh

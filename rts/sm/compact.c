@@ -6,7 +6,8 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * After the mark (and the weak phase, stable names and CAFs: everything
  * that decides liveness) the compacted generation's finish runs four
- * passes over the marked blocks, taken in the generation's list order:
+ * passes over the marked blocks, taken in address order (so that the
+ * blocks left empty are the highest ones, and whole megablocks can go back):
  *
  *  1. Live bits: every word of every marked object gets a bit (MarkInfo's
  *     `live`), from the start bits and the objects' sizes.
@@ -42,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hooks.h"
 #include "messages.h"
 #include "sm/mark.h"
 #include "sm/mblock.h"
@@ -262,13 +264,43 @@ static StgWord move_objects(bdescr *marked)
     return moved;
 }
 
+static int by_address(const void *a, const void *b)
+{
+    StgPtr x = (*(bdescr *const *)a)->start, y = (*(bdescr *const *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The marked blocks in address order: sliding then empties the highest
+ * blocks, so whole megablocks can go back (-M counts megablocks in use).
+ */
+static bdescr *sort_by_address(bdescr *list)
+{
+    StgWord n = 0;
+    for (bdescr *bd = list; bd; bd = bd->link)
+        n++;
+    if (n < 2)
+        return list;
+    bdescr **v = hooks_malloc(n * sizeof *v, "compaction order");
+    n = 0;
+    for (bdescr *bd = list; bd; bd = bd->link)
+        v[n++] = bd;
+    qsort(v, n, sizeof *v, by_address);
+    for (StgWord i = 0; i + 1 < n; i++)
+        v[i]->link = v[i + 1];
+    v[n - 1]->link = NULL;
+    list = v[0];
+    free(v);
+    return list;
+}
+
 static void compact_finish(gc_thread *gct, generation *gen, bool collected)
 {
     copying_finish_workspace(gct, &gct->ws[gen->no]);
     if (!collected)
         return;
     copying_free_dead_large_objects(gen);
-    bdescr *marked = mark_blocks();
+    bdescr *marked = sort_by_address(mark_blocks());
     compute_forwarding(marked);
     fix_everything(gen, marked);
     gct->copied_words += move_objects(marked);

@@ -119,6 +119,13 @@ for o in -c -w; do
     rc_is 0
     err_is "binarytrees: WARNING: compact/sweep is incompatible with -G1; disabled"
 done
+t "-c30 (the default with -M): 6 MB live runs in -M10m, as under GHC (copying alone overflows)"
+run -- build/bench/largeheap 6 2 +RTS -M10m -A1m -RTS
+rc_is 0
+out_has "largeheap: slots"
+run -- build/bench/largeheap 6 2 +RTS -M10m -A1m -c100 -RTS
+rc_is 251
+err_has "largeheap: Heap exhausted;"
 t "-c and -w: -S's per-collection bytes copied (moved) add up to -s's total"
 for o in -c -w "-c -G3" "-w -G3"; do
     run -- build/bench/binarytrees 12 +RTS $o -S -RTS
