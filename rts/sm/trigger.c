@@ -156,11 +156,15 @@ static void resize_generations(void)
         (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
     /*
      * Mark-region keeps the blocks its sweep left, holes and all (Note
-     * [Lines and holes] in markregion.c): those are what it holds, and
-     * promotion fills the holes before the generation grows.
+     * [Lines and holes] in markregion.c): the generation may grow by
+     * (F - 1) * live beyond what it holds (promotion fills the holes first),
+     * and what it holds is what must fit under -M.
      */
-    if (oldest_gen->policy == &gen_policy_mark_region)
-        live = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
+    StgWord held_extra = 0;
+    if (oldest_gen->policy == &gen_policy_mark_region) {
+        StgWord held = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
+        held_extra = held > live ? held - live : 0;
+    }
     StgWord max = heap_limit;
     /*
      * As live data nears -M, lower F towards 1: a full F times live would
@@ -171,7 +175,7 @@ static void resize_generations(void)
         double room = 1.0 - (double)live / (double)max;
         factor = 1.0 + (factor - 1.0) * (room > 0 ? room : 0);
     }
-    StgWord size = (StgWord)((double)live * factor);
+    StgWord size = (StgWord)((double)live * factor) + held_extra;
     StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
     if (size < min_old)
         size = min_old;
@@ -185,7 +189,7 @@ static void resize_generations(void)
             trigger_heap_overflow(0);
         if (old_gens_need(size) + min_alloc > max)
             size = largest_fitting(max > min_alloc ? max - min_alloc : 0);
-        if (size < live)
+        if (size < live + held_extra)
             trigger_heap_overflow(0);
     }
     for (uint32_t g = 1; g < n_generations; g++)
