@@ -53,7 +53,7 @@ static const char *const configs[] = {
     "-w -G3",
     "-c -G3",
     /* compacts once the old generation's live data pass 30% of -M */
-    "-c30 -M5m -A1m",
+    "-c30 -M8m -A1m",
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
