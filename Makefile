@@ -232,6 +232,16 @@ check-run: all $(UNIT_TESTS_debug) $(UNIT_TESTS_v) $(UNIT_TESTS_thr_debug) $(UNI
 check-unit: $(UNIT_TESTS_debug) $(UNIT_TESTS_v) $(UNIT_TESTS_thr_debug) $(UNIT_TESTS_thr)
 	@tests/run-unit.sh $(UNIT_TESTS_debug) $(UNIT_TESTS_v) $(UNIT_TESTS_thr_debug) $(UNIT_TESTS_thr)
 
+# The unit suites of the debug way again with the oldest generation compacted
+# (-c) and mark-region (-w), through GHCRTS (a soak, not part of check: it
+# doubles check-unit's time; check_stress and check_oldgen cover both there).
+OLDGEN_SUITES := check_api check_barriers check_deep_eval check_eval check_mutable check_stable \
+                 check_stack check_threads
+.PHONY: check-oldgen
+check-oldgen: $(addprefix build/tests/debug/,$(OLDGEN_SUITES))
+	@for o in -c -w; do echo "== GHCRTS=$$o"; \
+	    GHCRTS=$$o tests/run-unit.sh $(addprefix build/tests/debug/,$(OLDGEN_SUITES)) || exit 1; done
+
 # Small programs of the integration tests, in each way.
 define PROG_template
 build/tests/progs/$(1)/%: tests/integration/progs/%.c $$(RTS_HDRS) build/lib/lib$$(LIBNAME_$(1)).a
@@ -241,7 +251,7 @@ build/tests/progs/$(1)/%: tests/integration/progs/%.c $$(RTS_HDRS) build/lib/lib
 endef
 $(foreach w,v debug,$(eval $(call PROG_template,$(w))))
 
-INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees \
+INTEGRATION_PROGS := build/bench/binarytrees build/bench/debug/binarytrees build/bench/largeheap \
                      $(foreach w,v debug,build/tests/progs/$(w)/bad_input build/tests/progs/$(w)/lazy_exits)
 check-integration: $(INTEGRATION_PROGS) all build/tests/flags/inst.stamp
 	@tests/integration/run.sh

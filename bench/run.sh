@@ -158,8 +158,9 @@ fi
 add_config "hsrts" ghcstats build/bench ""
 add_config "hsrts -A64m" ghcstats build/bench "-A64m"
 add_config "hsrts -G3" ghcstats build/bench "-G3"
-# Collectors that are not in the runtime yet are accepted with a warning
-# and no effect: probing each keeps this list right as they land.
+# Old-generation collectors: -c (compacting) and -w (mark-region) are in
+# the runtime; one not built yet (-xn) is accepted with a warning and no
+# effect: probing each keeps this list right as they land.
 for flag in -c -w -xn; do
     msg=$(build/bench/binarytrees 4 +RTS $flag -RTS 2>&1 >/dev/null)
     if [ $? -ne 0 ] || [ -n "$msg" ]; then
@@ -215,6 +216,9 @@ elif build_peer GHC build/bench/ghc "ghc"; then
     add_config "GHC" ghcstats build/bench/ghc ""
     add_config "GHC -A4m" ghcstats build/bench/ghc "-A4m"
     add_config "GHC -A64m" ghcstats build/bench/ghc "-A64m"
+    # The peers of hsrts -c and -w: GHC's compacting and mark-region old generations.
+    add_config "GHC -c" ghcstats build/bench/ghc "-c"
+    add_config "GHC -w" ghcstats build/bench/ghc "-w"
     if [ "${thr_ok:-no}" = yes ]; then
         if build_peer "GHC -N2" build/bench/ghc-thr "ghc -threaded"; then
             add_config "GHC -N2" ghcstats build/bench/ghc-thr "-N2"

@@ -321,6 +321,21 @@ void stable_name_gc(void)
     sn_hash_rebuild();
 }
 
+void stable_name_update(void (*f)(void *ctx, StgClosure **slot), void *ctx)
+{
+    if (sn_live == 0)
+        return;
+    for (StgWord i = 0; i < sn_size; i++) {
+        SnEntry *e = &names[i];
+        if (!e->sn_obj)
+            continue;
+        f(ctx, (StgClosure **)&e->sn_obj);
+        if (e->addr)
+            f(ctx, &e->addr);
+    }
+    sn_hash_rebuild();
+}
+
 StgWord stable_name_count(void)
 {
     return sn_live;

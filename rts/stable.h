@@ -22,6 +22,8 @@ void stable_init(void);
 void stable_exit(void);
 
 /* Collector (sm/roots.c): f(ctx, slot) for every stable pointer in use. */
+/* A collector moved objects: f(ctx, slot) rewrites each live name's object and name slots. */
+void stable_name_update(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 void stable_ptr_visit(void (*f)(void *ctx, StgClosure **slot), void *ctx);
 /* Collector, after scavenging and before from-space is freed: update names. */
 void stable_name_gc(void);

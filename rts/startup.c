@@ -61,10 +61,6 @@ static void warn_unimplemented(void)
 {
     static const char *const fmt = "warning: %s is accepted but %s is not implemented yet in "
                                    "this version of hsrts; it has no effect";
-    if (rts_flags.gc.compact)
-        msg_error(fmt, "-c", "the compacting collector");
-    if (rts_flags.gc.sweep)
-        msg_error(fmt, "-w", "the mark-region collector");
     if (rts_flags.gc.nonmoving)
         msg_error(fmt, "--nonmoving-gc (-xn)", "the nonmoving collector");
 }

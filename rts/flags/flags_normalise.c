@@ -103,6 +103,14 @@ void flags_normalise(FlagsParse *p)
         flags_msg(p, FLAGS_MSG_ERROR,
                   "the non-moving collector (--nonmoving-gc, -xn) cannot be used together with "
                   "the compacting collector (-c)");
+    if (g->sweep && g->compact)
+        flags_msg(p, FLAGS_MSG_ERROR,
+                  "the mark-region collector (-w) and the compacting collector (-c) cannot be "
+                  "used together: choose one");
+    if (g->sweep && g->nonmoving)
+        flags_msg(p, FLAGS_MSG_ERROR,
+                  "the mark-region collector (-w) cannot be used together with the non-moving "
+                  "collector (--nonmoving-gc, -xn)");
     if (g->sweep && f->prof.heap_prof != HEAP_PROF_NONE)
         flags_msg(p, FLAGS_MSG_ERROR,
                   "the mark-region collector (-w) cannot be used with heap profiling (-hT, -hi)");

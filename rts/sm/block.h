@@ -56,7 +56,8 @@ typedef struct bdescr_ {
      * meanwhile (a GC thread filling its remembered set), so it tests this.
      */
     uint32_t free_group;
-    uint32_t pad_[2];
+    uint32_t lines; /* mark-region: lines in use (bit i: words [16i, 16i+16)) */
+    uint32_t pad_[1];
 } bdescr;
 
 _Static_assert(sizeof(bdescr) == BDESCR_SIZE, "bdescr must be 64 bytes");

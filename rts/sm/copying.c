@@ -43,7 +43,7 @@ static StgClosure *copying_is_alive(const bdescr *bd, StgClosure *q)
 }
 
 /* Move the workspace's to-space blocks and large objects into the generation. */
-static void finish_workspace(gc_thread *gct, gen_workspace *ws)
+void copying_finish_workspace(gc_thread *gct, gen_workspace *ws)
 {
     generation *gen = ws->gen;
     bdescr *bd = ws->todo_bd;
@@ -72,7 +72,7 @@ static void finish_workspace(gc_thread *gct, gen_workspace *ws)
     }
 }
 
-static void free_dead_large_objects(generation *gen)
+void copying_free_dead_large_objects(generation *gen)
 {
     bdescr *bd = gen->old_large_objects;
     gen->old_large_objects = NULL;
@@ -87,13 +87,13 @@ static void free_dead_large_objects(generation *gen)
 
 static void copying_finish(gc_thread *gct, generation *gen, bool collected)
 {
-    finish_workspace(gct, &gct->ws[gen->no]);
+    copying_finish_workspace(gct, &gct->ws[gen->no]);
     if (!collected)
         return;
     bd_free_chain_lock(gen->old_blocks);
     gen->old_blocks = NULL;
     gen->n_old_blocks = 0;
-    free_dead_large_objects(gen);
+    copying_free_dead_large_objects(gen);
 }
 
 /* Walk [p, end): objects separated by slop (Note [Heap walkability] in layout.h). */
@@ -113,7 +113,7 @@ static void walk_block(StgPtr p, StgPtr end, void (*f)(StgClosure *, void *), vo
     }
 }
 
-static void copying_walk(generation *gen, void (*f)(StgClosure *, void *), void *ctx)
+void copying_walk(generation *gen, void (*f)(StgClosure *, void *), void *ctx)
 {
     for (bdescr *bd = gen->blocks; bd; bd = bd->link)
         walk_block(bd->start, bd->free, f, ctx);
@@ -121,7 +121,7 @@ static void copying_walk(generation *gen, void (*f)(StgClosure *, void *), void 
         walk_block(bd->start, bd->free, f, ctx);
 }
 
-static void copying_check(const generation *gen)
+void copying_check(const generation *gen)
 {
     uint32_t g = gen->no;
     StgWord blocks = 0, words = 0;

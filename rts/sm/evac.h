@@ -43,6 +43,9 @@ RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
 
 void statics_mark(gc_thread *gct, const StgClosure *q);
 
+/* Mark q, in a block of a generation marked in place (Note [Marking in place] in mark.h). */
+void mark_object(gc_thread *gct, StgClosure *q, bdescr *bd);
+
 /*
  * A selector thunk whose selectee is already a constructor: evacuate the
  * selected field instead. false if it cannot be done (leave the thunk).
@@ -186,8 +189,10 @@ loop:
     bd = Bdescr(q);
 
     uint16_t flags = gc_block_flags(bd);
-    if (flags & (BF_EVACUATED | BF_LARGE)) {
-        if (!(flags & BF_EVACUATED))
+    if (flags & (BF_EVACUATED | BF_LARGE | BF_MARKED)) {
+        if (RTS_UNLIKELY(flags & BF_MARKED))
+            mark_object(gct, q, bd);
+        else if (!(flags & BF_EVACUATED))
             evac_large(gct, bd);
         else if (bd->gen_no < gct->evac_gen_no)
             gct->failed_to_evac = true;

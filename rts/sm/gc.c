@@ -79,6 +79,12 @@ void gc_exit(void)
 
 StgPtr gc_todo_block_full(gc_thread *gct, gen_workspace *ws, StgWord size)
 {
+    if (ws->gen->policy->todo_full) {
+        /* The policy may have room of its own (mark-region's holes). */
+        StgPtr p = ws->gen->policy->todo_full(gct, ws, size);
+        if (p)
+            return p;
+    }
     bdescr *bd = ws->todo_bd;
     if (size > BLOCK_SIZE_W)
         msg_barf("gc: a %lu-word object is not a large object", (unsigned long)size);

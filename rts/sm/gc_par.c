@@ -38,8 +38,13 @@
  * collection -qg allows is parallel. -qg and -qg<n> apply first.
  *
  * Parallel collection is for generations that copy: a collection that
- * includes a generation of another policy (mark-region, compacting) runs
- * on one thread.
+ * includes a generation of another policy (mark-region, compacting: their
+ * mark is single-threaded) runs on one thread, and so does every
+ * collection while some generation takes survivors into room of its own
+ * (a policy's todo_full: mark-region's holes are one allocator, and
+ * eager promotion can send survivors to any older generation). With -c,
+ * minor collections are parallel and the compacting major ones are not;
+ * with -w, none is.
  *
  * Note [Work stealing and termination]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -268,8 +273,9 @@ GcParPlan gc_par_plan(uint32_t N)
     const ParFlags *pf = &rts_flags.par;
     if (!pf->parallel_gc || N < pf->parallel_gc_gen || enabled_capabilities < 2)
         return plan;
-    for (uint32_t g = 0; g <= N; g++)
-        if (generations[g].policy != &gen_policy_copying)
+    for (uint32_t g = 0; g < n_generations; g++)
+        if ((g <= N && generations[g].policy != &gen_policy_copying) ||
+            generations[g].policy->todo_full)
             return plan;
     uint32_t n = pf->gc_threads ? pf->gc_threads : online_cpus();
     if (n > enabled_capabilities)

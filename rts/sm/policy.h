@@ -11,13 +11,16 @@
  * is alive afterwards, how pending work is scanned, how the generation is
  * finished, how its objects are walked (heap census, sanity checker), the
  * invariants the sanity checker can check, and the reserve a collection
- * of it needs. Copying (copying.c) is the only row today; mark-region
- * (-w), compacting (-c) and nonmoving (-xn) will be rows, not copies of
- * the scavenger: what tracing does per closure type stays in scan.h.
+ * of it needs. The rows are copying (copying.c), mark-region (-w,
+ * markregion.c) and compacting (-c, compact.c), the last two on the
+ * shared mark of mark.h; nonmoving (-xn) will be another, not a copy of
+ * the scavenger: what tracing does per closure type stays in scan.h. A
+ * row may also give its workspace room of its own (todo_full: mark-region
+ * promotes into holes).
  *
  * Hot paths do not go through the table: evacuation copies inline, and a
  * non-copying destination will be recognised by a block flag on the same
- * test evac already makes (BF_EVACUATED). Function pointers are called
+ * test evac already makes (BF_MARKED beside BF_EVACUATED). Function pointers are called
  * once per generation per phase.
  */
 #ifndef RTS_SM_POLICY_H
@@ -55,8 +58,22 @@ typedef struct GenPolicy_ {
      * holds (the copy reserve; heap sizing, trigger.c).
      */
     StgWord (*reserve)(const struct generation_ *gen, StgWord blocks);
+    /*
+     * Optional (NULL: fresh to-space blocks): the workspace of the
+     * generation needs room for `size` words; return where to copy, having
+     * set ws->todo_free/todo_lim (and todo_bd), or NULL for a fresh block.
+     */
+    StgPtr (*todo_full)(gc_thread *gct, gen_workspace *ws, StgWord size);
 } GenPolicy;
 
 extern const GenPolicy gen_policy_copying;
+extern const GenPolicy gen_policy_mark_region; /* -w: markregion.c */
+extern const GenPolicy gen_policy_compacting;  /* -c: compact.c */
+
+/* Pieces of the copying row the other rows share (copying.c). */
+void copying_finish_workspace(gc_thread *gct, gen_workspace *ws);
+void copying_free_dead_large_objects(struct generation_ *gen);
+void copying_walk(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
+void copying_check(const struct generation_ *gen);
 
 #endif /* RTS_SM_POLICY_H */

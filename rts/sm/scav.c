@@ -206,6 +206,16 @@ static StgWord scav_object(gc_thread *gct, StgClosure *q, bool from_mut_list)
     evac_bad_object(q, "scavenge");
 }
 
+StgWord scav_one(gc_thread *gct, StgClosure *q, uint32_t gen_no)
+{
+    gct->evac_gen_no = gen_no;
+    gct->failed_to_evac = false;
+    StgWord size = scav_object(gct, q, false);
+    if (gct->failed_to_evac && gen_no > 0)
+        mut_list_record(gct->cap, q, gen_no);
+    return size;
+}
+
 static void push_scanned(gen_workspace *ws, bdescr *bd)
 {
     bd->link = ws->scavd_list;

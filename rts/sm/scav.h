@@ -20,6 +20,11 @@ void scav_loop(gc_thread *gct);
 
 /* The copying policy's scan: the workspace's unscanned blocks and large objects. */
 bool scav_workspace(gc_thread *gct, gen_workspace *ws);
+/*
+ * Scavenge one object of generation gen_no in place (a marked or promoted
+ * object outside to-space); remember it if it still points younger. Returns its size.
+ */
+StgWord scav_one(gc_thread *gct, StgClosure *q, uint32_t gen_no);
 
 /* Work stolen from another GC thread (gc_par.c). */
 void scav_stolen_block(gc_thread *gct, bdescr *bd);

@@ -47,6 +47,15 @@ void sm_init(void)
     }
     g0 = &generations[0];
     oldest_gen = &generations[n_generations - 1];
+    /* The oldest generation's row (Note [Generation policies]); -c<n> may switch it later. */
+    if (rts_flags.gc.compact || rts_flags.gc.sweep) {
+        if (n_generations == 1)
+            msg_error("WARNING: compact/sweep is incompatible with -G1; disabled");
+        else if (rts_flags.gc.sweep)
+            oldest_gen->policy = &gen_policy_mark_region;
+        else
+            oldest_gen->policy = &gen_policy_compacting;
+    }
     sm_large_alloc_blocks = 0;
 
     for (uint32_t c = 0; c < n_capabilities; c++) {

@@ -40,7 +40,9 @@
  *     need = prealloc + (F' + 2) * live
  * blocks, where prealloc is the allocation area plus -AL, and live is what
  * every generation holds: if the live data stays put, the next major GC
- * needs F * live for the old generation plus live again to copy into, and
+ * needs F * live for the old generation plus live again to copy into (the
+ * oldest generation's reserve: none when it is compacted, an eighth
+ * under mark-region, so those keep (F' + 1) * live and a little), and
  * one more live of slack avoids giving memory back only to fault it in
  * again (GHC's choice too). F' = F / (1 + k / Fd), where k counts the
  * consecutive major collections that were not forced by heap growth
@@ -152,6 +154,17 @@ static void resize_generations(void)
     const GcFlags *f = &rts_flags.gc;
     StgWord live =
         (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
+    /*
+     * Mark-region keeps the blocks its sweep left, holes and all (Note
+     * [Lines and holes] in markregion.c): the generation may grow by
+     * (F - 1) * live beyond what it holds (promotion fills the holes first),
+     * and what it holds is what must fit under -M.
+     */
+    StgWord held_extra = 0;
+    if (oldest_gen->policy == &gen_policy_mark_region) {
+        StgWord held = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
+        held_extra = held > live ? held - live : 0;
+    }
     StgWord max = heap_limit;
     /*
      * As live data nears -M, lower F towards 1: a full F times live would
@@ -162,7 +175,7 @@ static void resize_generations(void)
         double room = 1.0 - (double)live / (double)max;
         factor = 1.0 + (factor - 1.0) * (room > 0 ? room : 0);
     }
-    StgWord size = (StgWord)((double)live * factor);
+    StgWord size = (StgWord)((double)live * factor) + held_extra;
     StgWord min_old = bytes_to_blocks(f->min_old_gen_bytes);
     if (size < min_old)
         size = min_old;
@@ -176,7 +189,7 @@ static void resize_generations(void)
             trigger_heap_overflow(0);
         if (old_gens_need(size) + min_alloc > max)
             size = largest_fitting(max > min_alloc ? max - min_alloc : 0);
-        if (size < live)
+        if (size < live + held_extra)
             trigger_heap_overflow(0);
     }
     for (uint32_t g = 1; g < n_generations; g++)
@@ -258,7 +271,9 @@ static void return_memory(bool growth)
         live = min_old;
     StgWord large_lim =
         bytes_to_blocks(f->large_alloc_lim_bytes ? f->large_alloc_lim_bytes : f->alloc_area_bytes);
-    double need = (double)(sm_nursery_blocks() + large_lim) + (factor + 2.0) * (double)live;
+    /* The reserve is the oldest generation's row's: live again for copying, none to compact. */
+    double need = (double)(sm_nursery_blocks() + large_lim) + (factor + 1.0) * (double)live +
+                  (double)oldest_gen->policy->reserve(oldest_gen, live);
     StgWord suggestion = bytes_to_blocks(f->heap_size_suggestion_bytes);
     if (need < (double)suggestion)
         need = (double)suggestion;
@@ -270,9 +285,27 @@ static void return_memory(bool growth)
     sm_unlock();
 }
 
+/*
+ * -c<n> with -M: once the live data of the oldest generation exceed n% of
+ * -M, its next collections compact it (no copy reserve, so its limit may
+ * grow to nearly -M); below, it is copied again. The two rows leave the
+ * generation in the same shape (Note [Sliding compaction] in compact.c).
+ */
+static void choose_old_policy(void)
+{
+    const GcFlags *f = &rts_flags.gc;
+    if (n_generations == 1 || f->compact || f->sweep || heap_limit == 0)
+        return;
+    double live = (double)(oldest_gen->n_words + oldest_gen->n_large_words) * sizeof(StgWord);
+    bool compact = live > f->compact_threshold / 100.0 * (double)heap_limit * BLOCK_SIZE;
+    oldest_gen->policy = compact ? &gen_policy_compacting : &gen_policy_copying;
+}
+
 void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
 {
     bool major = N == n_generations - 1;
+    if (major)
+        choose_old_policy();
     if (major && n_generations > 1)
         resize_generations();
     resize_nursery(N, copied_words);

@@ -108,10 +108,40 @@ for way in "" debug/; do
     err_has "is not the topmost frame"
 done
 
-t "options of subsystems not built yet are refused silently nowhere"
-run -- build/bench/binarytrees 5 +RTS -c -RTS
+t "the old generations that do not copy: -c and -w run without a word; -G1 disables them as GHC does"
+for o in -c -w "-c -G3" "-w -G3" "-c30 -M16m"; do
+    run -- build/bench/binarytrees 10 +RTS $o -RTS
+    rc_is 0
+    err_is ""
+done
+for o in -c -w; do
+    run -- build/bench/binarytrees 5 +RTS $o -G1 -RTS
+    rc_is 0
+    err_is "binarytrees: WARNING: compact/sweep is incompatible with -G1; disabled"
+done
+t "-c30 (the default with -M): 6 MB live runs in -M10m, as under GHC (copying alone overflows)"
+run -- build/bench/largeheap 6 2 +RTS -M10m -A1m -RTS
 rc_is 0
-err_is "binarytrees: warning: -c is accepted but the compacting collector is not implemented yet in this version of hsrts; it has no effect"
+out_has "largeheap: slots"
+run -- build/bench/largeheap 6 2 +RTS -M10m -A1m -c100 -RTS
+rc_is 251
+err_has "largeheap: Heap exhausted;"
+t "-c and -w: -S's per-collection bytes copied (moved) add up to -s's total"
+for o in -c -w "-c -G3" "-w -G3"; do
+    run -- build/bench/binarytrees 12 +RTS $o -S -RTS
+    rc_is 0
+    per=$(grep '(Gen: ' <<<"$ERR" | awk '{s += $2} END {print s}')
+    total=$(grep 'bytes copied during GC' <<<"$ERR" | awk '{gsub(",", "", $1); print $1}')
+    [ -n "$per" ] && [ "$per" = "$total" ] && ok || bad "$o: -S lines copy $per bytes, -s says $total"
+    majors=$(grep -c '(Gen:  [12])' <<<"$ERR")
+    [ "$majors" -gt 0 ] && ok || bad "$o: no collection of the old generation"
+done
+t "-c and -w: the debug way's sanity checker agrees with every collection"
+for o in -c -w "-w -G3 -A64k"; do
+    run -- build/bench/debug/binarytrees 10 +RTS $o -DS -RTS
+    rc_is 0
+    err_is ""
+done
 
 t "make install honours DESTDIR and prefix"
 dest=$(mktemp -d)

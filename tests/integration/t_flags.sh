@@ -141,6 +141,15 @@ t "cross-checks are one-line errors, not aborts"
 run -- $B/echo_all +RTS -xn -G1
 rc_is 1
 err_has "echo_all: the non-moving collector (--nonmoving-gc, -xn) needs at least two generations: it cannot be used with -G1"
+run -- $B/echo_all +RTS -c -w
+rc_is 1
+err_has "echo_all: the mark-region collector (-w) and the compacting collector (-c) cannot be used together: choose one"
+run -- $B/echo_all +RTS -w -xn
+rc_is 1
+err_has "echo_all: the mark-region collector (-w) cannot be used together with the non-moving collector"
+run -- $B/echo_all +RTS -c101
+rc_is 1
+err_has "echo_all: error in RTS option -c101: value outside allowed range (0 - 100)"
 run -- $B/echo_all +RTS -kc8k -kb8k
 rc_is 1
 err_has "echo_all: stack chunk buffer size (-kb) must be at most half the stack chunk size (-kc)"

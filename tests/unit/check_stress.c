@@ -11,6 +11,9 @@
  * and stable names.
  *
  * HSRTS_STRESS_ITERS scales the run (default 1000 rounds per configuration);
+ * soak the old-generation collectors with HSRTS_STRESS_ONLY="-w -A8k" or
+ * "-c -A8k" (thousands of collections caused by allocation; about 4
+ * minutes each in the debug way, too long for make check);
  * HSRTS_TEST_SEED replays a failure, and makes a run repeatable: its
  * printed checksum digests must not change when the collector is
  * restructured (address-independent checksums of every round); HSRTS_STRESS_ONLY="<opts>" runs one
@@ -36,14 +39,28 @@
  */
 static const char *const configs[] = {
 #ifndef THREADED_RTS
-    "-G1",           "-G2",
-    "-G3",           "-A8k",
-    "-A64k",         "-A1m",
-    "-A64m",         "-A64k -n8k",
-    "-A1m -n64k",    "-G3 -A8k",
-    "-G1 -A8k",      "-G3 -A64k -n16k",
-    "-H16m -A64k",   "-F1.2 -O64k -A64k",
+    "-G1",
+    "-G2",
+    "-G3",
+    "-A8k",
+    "-A64k",
+    "-A1m",
+    "-A64m",
+    "-A64k -n8k",
+    "-A1m -n64k",
+    "-G3 -A8k",
+    "-G1 -A8k",
+    "-G3 -A64k -n16k",
+    "-H16m -A64k",
+    "-F1.2 -O64k -A64k",
     "-AL64k -A256k",
+    /* The old generations that do not copy (issue 13). */
+    "-w",
+    "-c",
+    "-w -G3",
+    "-c -G3",
+    /* compacts once the old generation's live data pass 30% of -M */
+    "-c30 -M8m -A1m",
 #else
     "-N2 -qb0 --parallel-gc-threshold=0 -A8k",
     "-N2 -qn2 -qb0 --parallel-gc-threshold=0 -A16k -n8k",
@@ -51,6 +68,10 @@ static const char *const configs[] = {
     "-N2 -qg1 -qb0 --parallel-gc-threshold=0 -G3 -A8k",
     "-N2 -qb0 --parallel-gc-threshold=0 -AL16k -A32k",
     "-N2 -qb0 --parallel-gc-threshold=0 -G1 -A8k",
+    /* A non-copying oldest generation: collections that reach it run on one thread
+     * (with -w, every collection: its holes take promoted objects). */
+    "-N2 -qb0 --parallel-gc-threshold=0 -G3 -w -A8k",
+    "-N2 -qb0 --parallel-gc-threshold=0 -G3 -c -A8k",
 #endif
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
@@ -116,6 +137,10 @@ START_TEST(stress_config)
     fprintf(stderr, "%s: %llu parallel collections\n", name, (unsigned long long)par);
     if (strstr(opts, "-qg1"))
         ck_assert_uint_ge(par, (uint64_t)iters / 8);
+    else if (strstr(opts, " -w")) /* Note [Parallel only when it pays] in sm/gc_par.c */
+        ck_assert_uint_eq(par, 0);
+    else if (strstr(opts, " -c"))
+        ck_assert(par > 0 && par < collections);
     else
         ck_assert_uint_eq(par, collections);
 #endif

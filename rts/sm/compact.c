@@ -1,0 +1,348 @@
+/*
+ * The compacting policy (-c, -c<n>): the oldest generation is marked in
+ * place (mark.h) and then slid down over its own blocks.
+ *
+ * Note [Sliding compaction]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * After the mark (and the weak phase, stable names and CAFs: everything
+ * that decides liveness) the compacted generation's finish runs four
+ * passes over the marked blocks, taken in address order (so that the
+ * blocks left empty are the highest ones, and whole megablocks can go back):
+ *
+ *  1. Live bits: every word of every marked object gets a bit (MarkInfo's
+ *     `live`), from the start bits and the objects' sizes.
+ *  2. Forwarding: objects keep their order; the destination is a cursor
+ *     running over the same blocks. A block's 64-word chunks are placed
+ *     whole: the objects that start in chunk c (S_c words, at most 64 plus
+ *     one object, so less than a block) go to the cursor's block if they
+ *     fit, else to the start of the next block. So within a chunk the new
+ *     address of an object is the chunk's destination plus the live words
+ *     before it in the chunk: base[c] + popcount(live bits of c below the
+ *     object), where base[c] already subtracts the live words an earlier
+ *     object spills into c. Forwarding is then a table look-up and one
+ *     popcount, with no forwarding word in the objects and no second walk.
+ *     The cursor never passes the object being placed (what precedes an
+ *     object in the list fits before it), so sliding is safe in place.
+ *  3. Update: every pointer to a marked object is rewritten to its new
+ *     address: the roots (capabilities, threads, stable pointers, the weak
+ *     table), evaluated CAFs, the stable-name table, the remembered sets,
+ *     and the fields of every object of every generation (all copied or
+ *     marked by this major collection) and of large objects. Each slot is
+ *     visited once (a second visit would forward an already new address).
+ *  4. Move: objects are moved in order (memmove: a destination may overlap
+ *     its source), the destination blocks get their new `free`, and blocks
+ *     left empty are freed.
+ *
+ * The result satisfies the copying policy's invariants (dense blocks with
+ * BF_EVACUATED), which is why -c<n> can switch the generation between the
+ * two rows from one major collection to the next. The side tables are 24
+ * words a block (4.7%), malloc'd for the collection; no copy reserve is
+ * needed. Words moved count as copied in -S/-s (GHC counts compaction in
+ * the same column). Large objects are relinked, never moved.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hooks.h"
+#include "messages.h"
+#include "sm/mark.h"
+#include "sm/mblock.h"
+#include "sm/mut_list.h"
+#include "sm/policy.h"
+#include "sm/roots.h"
+#include "sm/scan.h"
+#include "sm/statics.h"
+#include "sm/storage.h"
+#include "stable.h"
+
+static void compact_prepare(gc_thread *gct, generation *gen)
+{
+    (void)gct;
+    mark_prepare(gen, NULL, NULL);
+}
+
+/*
+ * Population count. Without -mpopcnt GCC calls libgcc's __popcountdi2 for
+ * __builtin_popcountl (6% of a compacting run's time); the SWAR sum is
+ * inline and branch-free.
+ */
+RTS_INLINE StgWord popcount(StgWord x)
+{
+#ifdef __POPCNT__
+    return (StgWord)__builtin_popcountl(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (x * 0x0101010101010101ull) >> 56;
+#endif
+}
+
+static StgWord low_bits(StgWord w, StgWord b)
+{
+    return b ? w & (((StgWord)1 << b) - 1) : 0;
+}
+
+/* The new address of q, a marked object (pass 2's table). */
+RTS_INLINE StgClosure *forward(const bdescr *bd, const StgClosure *q)
+{
+    StgWord off = (StgWord)((const StgWord *)q - bd->start);
+    const MarkInfo *mi = mark_info(bd);
+    return (StgClosure *)(mi->base[off / 64] + popcount(low_bits(mi->live[off / 64], off % 64)));
+}
+
+RTS_INLINE void fix(StgClosure **slot)
+{
+    StgClosure *p = *slot;
+    if (!HEAP_ALLOCED(p))
+        return;
+    StgClosure *q = UNTAG(p);
+    const bdescr *bd = Bdescr(q);
+    if (!(bd->flags & BF_MARKED))
+        return;
+    ASSERT(mark_is_marked(bd, q));
+    *slot = TAG_CLOSURE(GET_TAG(p), forward(bd, q));
+}
+
+static void fix_ctx(void *ctx, StgClosure **slot)
+{
+    (void)ctx;
+    fix(slot);
+}
+
+static void fix_root(RootVisitor *v, StgClosure **slot, RootKind kind)
+{
+    (void)v;
+    (void)kind;
+    fix(slot);
+}
+
+static void fix_stack(StgStack *s)
+{
+    StgPtr p = s->sp;
+    StgPtr end = s->stack + s->stack_size;
+    while (p < end) {
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        FrameLayout f = layout_frame(p, info);
+        if (f.size == 0)
+            msg_barf("compact: bad stack frame at %p in stack %p", (void *)p, (void *)s);
+        StgClosure **slots = (StgClosure **)(p + f.first_slot);
+        for (StgWord i = 0; i < f.n_slots; i++)
+            if (frame_slot_is_ptr(&f, i))
+                fix(&slots[i]);
+        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
+            break;
+        p += f.size;
+    }
+}
+
+/* Rewrite q's pointer fields (the ones tracing follows: scan.h); returns q's size. */
+static StgWord fix_fields(StgClosure *q)
+{
+    ScanInfo si = scan_info(q, q->info, 0);
+    if (si.cls == SCAN_STACK) {
+        fix_stack((StgStack *)q);
+        return si.size;
+    }
+    StgClosure **fields = (StgClosure **)q + si.ptr_off;
+    for (uint32_t i = 0; i < si.n_ptrs; i++)
+        fix(&fields[i]);
+    return si.size;
+}
+
+/* Objects of a block that is not being compacted (walkable: Note [Heap walkability]). */
+static void fix_block(bdescr *bd)
+{
+    StgPtr p = bd->start;
+    while (p < bd->free) {
+        if (*p == 0) {
+            p++;
+            continue;
+        }
+        p += fix_fields((StgClosure *)p);
+    }
+}
+
+/* Call f on every marked object of bd, in address order. */
+#define FOR_MARKED(bd, q, body)                                          \
+    do {                                                                 \
+        MarkInfo *mi_ = mark_info(bd);                                   \
+        for (StgWord w_ = 0; w_ < MARK_BITMAP_WORDS; w_++) {             \
+            StgWord bits_ = mi_->start[w_];                              \
+            while (bits_) {                                              \
+                StgWord off_ = w_ * 64 + (StgWord)__builtin_ctzl(bits_); \
+                bits_ &= bits_ - 1;                                      \
+                StgClosure *q = (StgClosure *)((bd)->start + off_);      \
+                body;                                                    \
+            }                                                            \
+        }                                                                \
+    } while (0)
+
+/* Set bits [from, from + n) of a bitmap. */
+static void set_bits(StgWord *bm, StgWord from, StgWord n)
+{
+    while (n > 0) {
+        StgWord b = from % 64, k = 64 - b < n ? 64 - b : n;
+        bm[from / 64] |= (k == 64 ? ~(StgWord)0 : (((StgWord)1 << k) - 1)) << b;
+        from += k;
+        n -= k;
+    }
+}
+
+/* Passes 1 and 2 (Note [Sliding compaction]). */
+static void compute_forwarding(bdescr *blocks)
+{
+    bdescr *dest = blocks;
+    StgPtr to = dest ? dest->start : NULL;
+    for (bdescr *bd = blocks; bd; bd = bd->link)
+        bd->free = bd->start; /* what stays empty is freed */
+    for (bdescr *bd = blocks; bd; bd = bd->link) {
+        MarkInfo *mi = mark_info(bd);
+        StgWord chunk_words[MARK_BITMAP_WORDS] = {0};
+        FOR_MARKED(bd, q, {
+            StgWord size = layout_of(q, q->info).size;
+            chunk_words[off_ / 64] += size;
+            set_bits(mi->live, off_, size);
+        });
+        for (StgWord c = 0; c < MARK_BITMAP_WORDS; c++) {
+            if (chunk_words[c] == 0)
+                continue;
+            if (to + chunk_words[c] > dest->start + BLOCK_SIZE_W) {
+                dest->free = to;
+                dest = dest->link;
+                to = dest->start;
+            }
+            StgWord first = (StgWord)__builtin_ctzl(mi->start[c]);
+            mi->base[c] = to - popcount(low_bits(mi->live[c], first));
+            to += chunk_words[c];
+        }
+    }
+    if (dest)
+        dest->free = to;
+}
+
+static void fix_everything(generation *gen, bdescr *marked)
+{
+    RootVisitor v = {fix_root};
+    roots_visit(&v, ROOT_CAPABILITY | ROOT_THREAD | ROOT_STABLE_PTR | ROOT_WEAK);
+    for (uint32_t i = 0; i < statics_caf_count(); i++) {
+        StgCAF *caf = statics_caf(i);
+        if (caf->info->type == IND_STATIC)
+            fix(&caf->indirectee);
+    }
+    stable_name_update(fix_ctx, NULL);
+    for (uint32_t c = 0; c < n_capabilities; c++)
+        for (uint32_t g = 1; g < n_generations; g++)
+            for (bdescr *bd = capabilities[c]->mut_lists[g]; bd; bd = bd->link)
+                for (StgPtr e = bd->start; e < bd->free; e++)
+                    fix((StgClosure **)e);
+    for (uint32_t g = 0; g < n_generations; g++) {
+        for (bdescr *bd = generations[g].blocks; bd; bd = bd->link)
+            fix_block(bd);
+        for (bdescr *bd = generations[g].large_objects; bd; bd = bd->link)
+            if (!(bd->flags & BF_PINNED))
+                fix_fields((StgClosure *)bd->start);
+    }
+    (void)gen;
+    for (bdescr *bd = marked; bd; bd = bd->link)
+        FOR_MARKED(bd, q, fix_fields(q));
+}
+
+/* Pass 4: returns the words that moved. */
+static StgWord move_objects(bdescr *marked)
+{
+    StgWord moved = 0;
+    for (bdescr *bd = marked; bd; bd = bd->link)
+        FOR_MARKED(bd, q, {
+            StgWord size = layout_of(q, q->info).size;
+            StgClosure *to = forward(bd, q);
+            if (to != q) {
+                memmove(to, q, size * sizeof(StgWord));
+                moved += size;
+            }
+        });
+    return moved;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    StgPtr x = (*(bdescr *const *)a)->start, y = (*(bdescr *const *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The marked blocks in address order: sliding then empties the highest
+ * blocks, so whole megablocks can go back (-M counts megablocks in use).
+ */
+static bdescr *sort_by_address(bdescr *list)
+{
+    StgWord n = 0;
+    for (bdescr *bd = list; bd; bd = bd->link)
+        n++;
+    if (n < 2)
+        return list;
+    bdescr **v = hooks_malloc(n * sizeof *v, "compaction order");
+    n = 0;
+    for (bdescr *bd = list; bd; bd = bd->link)
+        v[n++] = bd;
+    qsort(v, n, sizeof *v, by_address);
+    for (StgWord i = 0; i + 1 < n; i++)
+        v[i]->link = v[i + 1];
+    v[n - 1]->link = NULL;
+    list = v[0];
+    free(v);
+    return list;
+}
+
+static void compact_finish(gc_thread *gct, generation *gen, bool collected)
+{
+    copying_finish_workspace(gct, &gct->ws[gen->no]);
+    if (!collected)
+        return;
+    copying_free_dead_large_objects(gen);
+    bdescr *marked = sort_by_address(mark_blocks());
+    compute_forwarding(marked);
+    fix_everything(gen, marked);
+    gct->copied_words += move_objects(marked);
+    /* The blocks become the generation's, in order, as the copying row leaves them. */
+    bdescr *kept = NULL, **tail = &kept, *dead = NULL;
+    for (bdescr *bd = marked, *next; bd; bd = next) {
+        next = bd->link;
+        bd->flags = (uint16_t)((bd->flags & ~BF_MARKED) | BF_EVACUATED);
+        bd->u.scan = NULL;
+        if (bd->free == bd->start) {
+            bd->link = dead;
+            dead = bd;
+            continue;
+        }
+        gen->n_blocks += bd->blocks;
+        gen->n_words += bd_words(bd);
+        bd->link = NULL;
+        *tail = bd;
+        tail = &bd->link;
+    }
+    *tail = gen->blocks;
+    gen->blocks = kept;
+    bd_free_chain_lock(dead);
+    mark_done();
+}
+
+/* Compaction needs no copy reserve. */
+static StgWord compact_reserve(const generation *gen, StgWord blocks)
+{
+    (void)gen;
+    (void)blocks;
+    return 0;
+}
+
+const GenPolicy gen_policy_compacting = {
+    .name = "compacting",
+    .prepare = compact_prepare,
+    .scan = mark_scan,
+    .is_alive = mark_is_alive,
+    .finish = compact_finish,
+    .walk = copying_walk,
+    .check = copying_check,
+    .reserve = compact_reserve,
+    .todo_full = NULL,
+};

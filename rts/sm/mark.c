@@ -1,0 +1,180 @@
+/*
+ * The shared stop-the-world mark. See Note [Marking in place] in mark.h.
+ */
+#include "sm/mark.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/layout.h"
+#include "sm/scav.h"
+#include "sm/storage.h"
+
+#define MARK_STACK_DEFAULT_LIMIT ((StgWord)16 << 20)
+
+static MarkInfo *infos;    /* one per marked block */
+static bdescr *marked;     /* the marked blocks, in the generation's order */
+static StgClosure **stack; /* the mark stack */
+static StgWord sp, stack_cap;
+static StgWord stack_limit = MARK_STACK_DEFAULT_LIMIT;
+static bool overflowed;
+uint64_t mark_stack_overflows;
+
+void mark_stack_set_limit(StgWord entries)
+{
+    stack_limit = entries ? entries : MARK_STACK_DEFAULT_LIMIT;
+}
+
+void mark_prepare(generation *gen, bool (*evac_block)(bdescr *bd, void *ctx), void *ctx)
+{
+    /* Large objects: relinked when reached, as under copying (they never move). */
+    gen->old_large_objects = gen->large_objects;
+    for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
+        bd->flags &= (uint16_t)~BF_EVACUATED;
+    gen->large_objects = NULL;
+    gen->n_large_blocks = 0;
+    gen->n_large_words = 0;
+
+    free(infos);
+    infos = gen->n_blocks ? hooks_calloc(gen->n_blocks, sizeof(MarkInfo), "mark bitmaps") : NULL;
+    marked = NULL;
+    bdescr **tail = &marked;
+    StgWord i = 0;
+    gen->old_blocks = NULL;
+    gen->n_old_blocks = 0;
+    for (bdescr *bd = gen->blocks, *next; bd; bd = next) {
+        next = bd->link;
+        ASSERT(bd->blocks == 1);
+        if (evac_block && evac_block(bd, ctx)) {
+            /* From-space: its live objects are copied out (mark_is_alive). */
+            bd->flags &= (uint16_t) ~(BF_EVACUATED | BF_MARKED);
+            bd->link = gen->old_blocks;
+            gen->old_blocks = bd;
+            gen->n_old_blocks += bd->blocks;
+            continue;
+        }
+        bd->flags = (uint16_t)((bd->flags & ~BF_EVACUATED) | BF_MARKED);
+        bd->u.bitmap = (StgWord *)&infos[i++];
+        bd->link = NULL;
+        *tail = bd;
+        tail = &bd->link;
+    }
+    gen->blocks = NULL;
+    gen->n_blocks = 0;
+    gen->n_words = 0;
+    sp = 0;
+    overflowed = false;
+}
+
+bdescr *mark_blocks(void)
+{
+    return marked;
+}
+
+void mark_done(void)
+{
+    free(infos);
+    infos = NULL;
+    marked = NULL;
+    free(stack);
+    stack = NULL;
+    sp = stack_cap = 0;
+}
+
+static void push(StgClosure *q)
+{
+    if (sp == stack_cap) {
+        if (stack_cap >= stack_limit) {
+            /* Leave q marked but unscanned: the overflow walk finds it. */
+            if (!overflowed)
+                mark_stack_overflows++;
+            overflowed = true;
+            return;
+        }
+        StgWord cap = stack_cap ? stack_cap * 2 : 1024;
+        if (cap > stack_limit)
+            cap = stack_limit;
+        stack = hooks_realloc(stack, cap * sizeof *stack, "mark stack");
+        stack_cap = cap;
+    }
+    stack[sp++] = q;
+}
+
+void mark_object(gc_thread *gct, StgClosure *q, bdescr *bd)
+{
+    (void)gct;
+    StgWord off = (StgWord)((StgPtr)q - bd->start);
+    StgWord *w = &mark_info(bd)->start[off / 64];
+    StgWord bit = (StgWord)1 << (off % 64);
+    if (*w & bit)
+        return;
+    check_info(q, q->info);
+    *w |= bit;
+    push(q);
+}
+
+/* Scan one marked object; a thunk under evaluation becomes a BLACKHOLE in place first. */
+static void scan_marked(gc_thread *gct, StgClosure *q, uint32_t gen_no)
+{
+    const StgInfoTable *info = q->info;
+    uint32_t type = info->type;
+    if ((type == THUNK || type == AP || type == THUNK_SELECTOR) && (((StgThunk *)q)->slot & 1)) {
+        StgWord size = layout_of(q, info).size;
+        StgWord owner = ((StgThunk *)q)->slot;
+        q->info = &stg_BLACKHOLE_info;
+        ((StgBlackhole *)q)->owner = owner;
+        memset((StgWord *)q + SIZEOF_W(StgBlackhole), 0,
+               (size - SIZEOF_W(StgBlackhole)) * sizeof(StgWord));
+    }
+    scav_one(gct, q, gen_no);
+}
+
+/* After an overflow: scan every marked object again (Note [Marking in place]). */
+static void rescan_marked(gc_thread *gct, uint32_t gen_no)
+{
+    for (bdescr *bd = marked; bd; bd = bd->link) {
+        MarkInfo *mi = mark_info(bd);
+        for (StgWord w = 0; w < MARK_BITMAP_WORDS; w++) {
+            StgWord bits = mi->start[w];
+            while (bits) {
+                StgWord b = (StgWord)__builtin_ctzl(bits);
+                bits &= bits - 1;
+                scan_marked(gct, (StgClosure *)(bd->start + w * 64 + b), gen_no);
+                /* Drain as we go: the stack holds what this walk discovers. */
+                while (sp > 0)
+                    scan_marked(gct, stack[--sp], gen_no);
+            }
+        }
+    }
+}
+
+bool mark_scan(gc_thread *gct, generation *gen)
+{
+    bool work = scav_workspace(gct, &gct->ws[gen->no]);
+    if (!marked && sp == 0)
+        return work;
+    for (;;) {
+        while (sp > 0) {
+            scan_marked(gct, stack[--sp], gen->no);
+            work = true;
+        }
+        if (!overflowed)
+            break;
+        overflowed = false;
+        rescan_marked(gct, gen->no);
+        work = true;
+    }
+    return work;
+}
+
+StgClosure *mark_is_alive(const bdescr *bd, StgClosure *q)
+{
+    if (bd->flags & BF_MARKED)
+        return mark_is_marked(bd, q) ? q : NULL;
+    if (bd->flags & BF_LARGE)
+        return NULL; /* reached, it would have been relinked with BF_EVACUATED */
+    return is_forwarded(q) ? forwardee(q) : NULL;
+}
