@@ -35,7 +35,12 @@
  * 0..N; the collection is parallel when the estimate reaches
  * --parallel-gc-threshold (default 2m bytes, a few milliseconds of copying
  * for one thread). --parallel-gc-threshold=0 turns the rule off: every
- * collection -qg allows is parallel. -qg and -qg<n> apply first.
+ * collection -qg allows is parallel. -qg and -qg<n> apply first. Unless
+ * -qb is given, a collection the rule makes parallel is also
+ * load-balanced: it is big enough to share, and balancing is what lets an
+ * idle capability's GC thread help (GHC's derived default, -qb1 below
+ * -A32m, leaves every minor collection of a program with one busy
+ * capability on one thread; measured in bench/README.md).
  *
  * Parallel collection is for generations that copy: a collection that
  * includes a generation of another policy (mark-region, compacting: their
@@ -280,7 +285,13 @@ GcParPlan gc_par_plan(uint32_t N)
     uint32_t n = pf->gc_threads ? pf->gc_threads : online_cpus();
     if (n > enabled_capabilities)
         n = enabled_capabilities;
-    bool balance = pf->load_balance && N >= pf->load_balance_gen;
+    /*
+     * -qb given: as GHC. Not given: a collection big enough to be parallel
+     * is big enough to share out, so the work rule decides balancing too
+     * (GHC's derived default, -qb1 under -A32m, would leave the minor
+     * collections of a program with one busy capability on one thread).
+     */
+    bool balance = pf->load_balance_set ? pf->load_balance && N >= pf->load_balance_gen : true;
     uint32_t joining = active + (balance ? free_caps : recently_free);
     if (joining < 1)
         joining = 1;
