@@ -42,10 +42,8 @@ static StgClosure *copying_is_alive(const bdescr *bd, StgClosure *q)
     return is_forwarded(q) ? forwardee(q) : NULL;
 }
 
-/* Move the workspace's to-space blocks and large objects into the generation. */
-void copying_finish_workspace(gc_thread *gct, gen_workspace *ws)
+void copying_retire_todo_bd(gen_workspace *ws)
 {
-    generation *gen = ws->gen;
     bdescr *bd = ws->todo_bd;
     if (bd) {
         bd->free = ws->todo_free;
@@ -56,7 +54,16 @@ void copying_finish_workspace(gc_thread *gct, gen_workspace *ws)
             ws->scavd_list = bd;
         }
         ws->todo_bd = NULL;
+        ws->todo_free = ws->todo_lim = NULL;
     }
+}
+
+/* Move the workspace's to-space blocks and large objects into the generation. */
+void copying_finish_workspace(gc_thread *gct, gen_workspace *ws)
+{
+    generation *gen = ws->gen;
+    bdescr *bd;
+    copying_retire_todo_bd(ws);
     /* These are the blocks this collection copied into: they count the copying. */
     for (bdescr *next; (bd = ws->scavd_list) != NULL; ws->scavd_list = next) {
         next = bd->link;

@@ -563,18 +563,7 @@ void gc_par_fold(uint32_t n)
             continue;
         for (uint32_t g = 0; g < n_generations; g++) {
             gen_workspace *ws = &gct->ws[g], *to = &leader->ws[g];
-            bdescr *bd = ws->todo_bd;
-            if (bd) {
-                bd->free = ws->todo_free;
-                if (bd->free == bd->start) {
-                    bd_free_group_lock(bd);
-                } else {
-                    bd->link = ws->scavd_list;
-                    ws->scavd_list = bd;
-                }
-                ws->todo_bd = NULL;
-                ws->todo_free = ws->todo_lim = NULL;
-            }
+            copying_retire_todo_bd(ws);
             if (ws->todo_q || ws->todo_large)
                 msg_barf("parallel GC: GC thread %u finished with work left", i);
             append(&to->scavd_list, ws->scavd_list);

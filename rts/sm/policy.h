@@ -72,6 +72,8 @@ extern const GenPolicy gen_policy_compacting;  /* -c: compact.c */
 
 /* Pieces of the copying row the other rows share (copying.c). */
 void copying_finish_workspace(gc_thread *gct, gen_workspace *ws);
+/* End the workspace's block being filled: onto scavd_list, or freed if empty. */
+void copying_retire_todo_bd(gen_workspace *ws);
 void copying_free_dead_large_objects(struct generation_ *gen);
 void copying_walk(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
 void copying_check(const struct generation_ *gen);
