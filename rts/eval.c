@@ -112,6 +112,20 @@ RTS_INLINE StgWord *slot_of(StgClosure *q)
  * by CAS right now (claim), so the look is an atomic load (a plain load on
  * every machine we build for).
  */
+/*
+ * Note [The owner slot is shared]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A thunk's slot, a BLACKHOLE's owner and an IND's indirectee are the same
+ * word. The thread that updates a thunk overwrites its owner token with the
+ * value while other threads may be reading that word to learn who owns the
+ * thunk, so every access to it outside a collection is atomic (relaxed
+ * loads and stores are plain moves on the machines we run on). A reader
+ * that saw the info pointer of a thunk or BLACKHOLE may therefore read the
+ * value instead of an owner: the value is a pointer (even), never our own
+ * odd token, so it only sends the reader to blackhole_wait, whose
+ * still_blackholed looks again at the info pointer, which the updater
+ * publishes with release order after the value.
+ */
 RTS_INLINE StgWord slot_peek(StgClosure *q)
 {
     return __atomic_load_n(slot_of(q), __ATOMIC_RELAXED);
@@ -181,7 +195,7 @@ static bool still_blackholed(Capability *cap, StgClosure *p)
     StgWord owner;
     switch (info->type) {
     case BLACKHOLE:
-        owner = ((StgBlackhole *)p)->owner;
+        owner = __atomic_load_n(&((StgBlackhole *)p)->owner, __ATOMIC_RELAXED);
         break;
     case THUNK:
     case THUNK_STATIC:
@@ -489,8 +503,10 @@ RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
         eval_update_slow(cap, t, v);
         return;
     }
-    /* Not even t's header is read: it may be a miss, and nothing here needs it. */
-    ((StgInd *)t)->indirectee = v;
+    /* Not even t's header is read: it may be a miss, and nothing here needs it.
+     * The word is t's owner slot until now, which waiting threads read: an atomic
+     * (relaxed: a plain move) store. See Note [The owner slot is shared]. */
+    __atomic_store_n(&((StgInd *)t)->indirectee, v, __ATOMIC_RELAXED);
     __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
     bdescr *bd = Bdescr(t);
     if (bd->gen_no > 0)
@@ -503,7 +519,7 @@ static void eval_update_slow(Capability *cap, StgClosure *t, StgClosure *v)
         /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
         rts_update_thunk(cap, UNTAG(t), v);
     } else {
-        ((StgInd *)t)->indirectee = v;
+        __atomic_store_n(&((StgInd *)t)->indirectee, v, __ATOMIC_RELAXED);
         __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
         bdescr *bd = Bdescr(t);
         if (bd->gen_no > 0)
@@ -609,7 +625,8 @@ RTS_INLINE StgClosure *eval_loop_from(Capability *cap, StgClosure *p, StgWord pe
                 continue;
             }
             if (type == BLACKHOLE) {
-                p = blackhole_wait(cap, p, ((StgBlackhole *)p)->owner);
+                p = blackhole_wait(cap, p,
+                                   __atomic_load_n(&((StgBlackhole *)p)->owner, __ATOMIC_RELAXED));
                 continue;
             }
             if (type == INVALID_OBJECT || type >= N_CLOSURE_TYPES || layout_is_frame_type(type))

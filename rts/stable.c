@@ -241,7 +241,8 @@ static void sn_hash_rebuild(void)
 static StgClosure *skip_indirections(StgClosure *p)
 {
     p = UNTAG(p);
-    while (HEAP_ALLOCED(p) && p->info->type == IND)
+    /* Another thread may be updating p: the info pointer is published last (acquire). */
+    while (HEAP_ALLOCED(p) && __atomic_load_n(&p->info, __ATOMIC_ACQUIRE)->type == IND)
         p = UNTAG(((StgInd *)p)->indirectee);
     return p;
 }

@@ -112,7 +112,9 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
     if (UNTAG(value) == t)
         msg_fatal(1, "rts_update_thunk: updating %p with itself", (void *)t);
 #endif
-    ((StgInd *)t)->indirectee = value;
+    /* Other threads may be reading this word as t's owner: Note [The owner slot
+     * is shared] in eval.c. */
+    __atomic_store_n(&((StgInd *)t)->indirectee, value, __ATOMIC_RELAXED);
     /* See Note [Heap walkability] in sm/layout.h. */
     if (sm_zero_slop)
         memset((StgWord *)t + SIZEOF_W(StgInd), 0, (size - SIZEOF_W(StgInd)) * sizeof(StgWord));
