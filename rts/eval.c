@@ -77,6 +77,7 @@
 #include "sm/storage.h"
 #include "sm/statics.h"
 #include "threads.h"
+#include "trace/debug_trace.h"
 
 const StgInfoTable eval_sel_frame_info = {
     .type = RET_SMALL,
@@ -941,6 +942,9 @@ static StgClosure *apply(Capability *cap, StgClosure *f, StgWord n, StgClosure *
             StgWord arity = info->tag;
             if (arity == 0)
                 msg_fatal(1, "rts_apply: %s has arity 0", name_of(info, "a function"));
+            DEBUG_TRACE(apply, "apply: %s (arity %lu) to %lu arguments%s",
+                        name_of(info, "a function"), (unsigned long)arity, (unsigned long)n,
+                        n < arity ? ": a PAP" : n > arity ? ": the rest to its result" : "");
             if (n < arity) {
                 StgClosure *pap = mk_pap(cap, &r[0], arity, 0, NULL, n, args);
                 rts_pop_roots(cap, r);
@@ -960,6 +964,9 @@ static StgClosure *apply(Capability *cap, StgClosure *f, StgWord n, StgClosure *
         } else if (info->type == PAP) {
             StgPAP *pap = (StgPAP *)fn;
             StgWord held = pap->n_args, missing = pap->arity;
+            DEBUG_TRACE(apply, "apply: a PAP of %s (%lu held, %lu missing) to %lu arguments",
+                        name_of(UNTAG(pap->fun)->info, "a function"), (unsigned long)held,
+                        (unsigned long)missing, (unsigned long)n);
             if (n < missing) {
                 /* Still partial: a bigger PAP (the old one stays rooted in r[0]). */
                 StgClosure *p2 = (StgClosure *)rts_alloc(cap, SIZEOF_W(StgPAP) + held + n);

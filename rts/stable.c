@@ -14,6 +14,7 @@
 #include "sm/gc_util.h"
 #include "sm/mblock.h"
 #include "startup.h"
+#include "trace/debug_trace.h"
 
 /* --- stable pointers ------------------------------------------------------------- */
 
@@ -97,6 +98,7 @@ HsStablePtr getStablePtr(StgPtr p)
     stable_ptrs[i].used = true;
     sp_live++;
     hs_unlock_stable_ptr_table();
+    DEBUG_TRACE(stable, "stable: stable pointer %lu to %p", (unsigned long)(i + 1), (void *)p);
     return (HsStablePtr)(i + 1);
 }
 
@@ -134,6 +136,7 @@ static void free_sp(HsStablePtr sp, const char *who)
     stable_ptrs[i].next_free = sp_free;
     sp_free = i + 1;
     sp_live--;
+    DEBUG_TRACE(stable, "stable: stable pointer %lu freed", (unsigned long)(i + 1));
 }
 
 void hs_free_stable_ptr_unsafe(HsStablePtr sp)
@@ -269,6 +272,8 @@ StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
         if (sn_keys[s]) {
             StgStableName *old = names[sn_vals[s] - 1].sn_obj;
             pthread_mutex_unlock(&sn_lock);
+            DEBUG_TRACE(stable, "stable: %p already has stable name %lu", (void *)p,
+                        (unsigned long)old->sn);
             return old;
         }
     }
@@ -297,6 +302,7 @@ StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
         sn_vals[s] = i + 1;
     }
     pthread_mutex_unlock(&sn_lock);
+    DEBUG_TRACE(stable, "stable: stable name %lu for %p", (unsigned long)i, (void *)p);
     return sn;
 }
 
@@ -304,6 +310,7 @@ void stable_name_gc(void)
 {
     if (sn_live == 0)
         return;
+    StgWord before = sn_live;
     for (StgWord i = 0; i < sn_size; i++) {
         SnEntry *e = &names[i];
         if (!e->sn_obj)
@@ -319,6 +326,8 @@ void stable_name_gc(void)
         if (e->addr && !gc_is_alive(&e->addr))
             e->addr = NULL;
     }
+    DEBUG_TRACE(stable, "stable: %lu of %lu stable names died", (unsigned long)(before - sn_live),
+                (unsigned long)before);
     sn_hash_rebuild();
 }
 

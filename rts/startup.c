@@ -163,6 +163,7 @@ static void shut_down_runtime(void)
     weak_run_all_at_exit();
     stats_exit_end();
     stats_report();
+    threads_finished_mine(); /* the thread that shuts down ends here */
     trace_exit();
 
     msg_set_exit_hook(NULL);

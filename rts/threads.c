@@ -29,8 +29,9 @@ static uint32_t n_live;
 static StgWord next_thread_id = 1;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Index of the calling OS thread's TSO in the table, or -1. */
+/* Index of the calling OS thread's TSO in the table, or -1; and that TSO's id. */
 static __thread int my_index = -1;
+static __thread StgWord my_id;
 
 const StgInfoTable stg_TSO_info = {
     .type = TSO,
@@ -151,6 +152,7 @@ void threads_attach(Capability *cap)
         cap->r.tso = NULL;
         cap->r.stack = NULL;
         my_index = new_thread(cap);
+        my_id = table[my_index]->id;
         trace_thread_create(cap, table[my_index]);
     }
     StgTSO *tso = table[my_index];
@@ -171,10 +173,17 @@ void threads_detach(Capability *cap)
     cap->eval_mark = CSTACK_OFF;
 }
 
+void threads_finished_mine(void)
+{
+    if (my_index >= 0)
+        trace_thread_finished(my_id);
+}
+
 void threads_forget_mine(void)
 {
     if (my_index < 0)
         return;
+    threads_finished_mine();
     pthread_mutex_lock(&table_lock);
     table[my_index] = NULL;
     n_live--;

@@ -40,8 +40,10 @@ void threads_exit(void);
 void threads_attach(Capability *cap);
 /* The capability is being released: its thread is no longer running. */
 void threads_detach(Capability *cap);
-/* The calling OS thread is done with the runtime: forget its TSO. */
+/* The calling OS thread is done with the runtime: forget its TSO (traced as finished). */
 void threads_forget_mine(void);
+/* Trace the calling OS thread's end (the thread that shuts the runtime down). */
+void threads_finished_mine(void);
 
 /*
  * Collector (sm/roots.c): f(ctx, slot) for every TSO in the thread table.

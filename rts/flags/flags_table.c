@@ -373,6 +373,28 @@ static void apply_trace_stderr(FlagsParse *p, const FlagSpec *s, bool has, const
     apply_trace_classes(p, has ? v->s : "");
 }
 
+/*
+ * -D classes whose subsystem hsrts does not have: accepted (they are GHC's),
+ * with a warning, since they will never print anything.
+ */
+static const struct {
+    char letter;
+    const char *why;
+} debug_absent[] = {
+    {'i', "hsrts has no bytecode interpreter"},
+    {'l', "hsrts has no runtime linker"},
+    {'L', "hsrts has no runtime linker"},
+    {'m', "hsrts has no software transactional memory"},
+    {'z', "hsrts never squeezes update frames (tail calls leave none to squeeze)"},
+    {'c', "hsrts has no program coverage (hpc) support"},
+    {'r', "hsrts has no sparks"},
+    {'C', "hsrts has no compact regions"},
+    {'k', "hsrts has no delimited continuations"},
+    {'o', "hsrts has no I/O manager"},
+    {'n', "the nonmoving collector (-xn) is not built yet"},
+    {0, NULL},
+};
+
 static void apply_debug_classes(FlagsParse *p, const FlagSpec *s, bool has, const FlagValue *v)
 {
     for (const char *c = v->s; *c; c++) {
@@ -388,6 +410,11 @@ static void apply_debug_classes(FlagsParse *p, const FlagSpec *s, bool has, cons
         *letter_field(p->flags, l) = true;
         if (*c == 'L')
             p->flags->debug.linker = true;
+        for (size_t i = 0; debug_absent[i].letter; i++)
+            if (debug_absent[i].letter == *c)
+                flags_msg(p, FLAGS_MSG_WARNING,
+                          "warning: debug class '%c' (%s) of %s traces nothing: %s", *c, l->help,
+                          p->arg, debug_absent[i].why);
     }
 }
 

@@ -250,8 +250,13 @@ void bd_free_group(bdescr *bd)
         msg_barf("bd_free_group: %p is not the head of an allocated group", (void *)bd->start);
     n_alloc_blocks -= bd->blocks;
 #ifdef DEBUG
-    /* Freed memory gets a recognisable pattern: a dangling pointer shows. */
-    memset(bd->start, 0xaa, (size_t)bd->blocks * BLOCK_SIZE);
+    /*
+     * Freed memory gets a recognisable pattern, so that a dangling pointer
+     * shows; with -DZ it is zeroed instead (GHC's "zero freed memory").
+     */
+    memset(bd->start, rts_flags.debug.zero_on_gc ? 0 : 0xaa, (size_t)bd->blocks * BLOCK_SIZE);
+    if (rts_flags.debug.block_alloc)
+        msg_debug("bd: freed %lu blocks at %p\n", (unsigned long)bd->blocks, (void *)bd->start);
 #endif
     if (bd->blocks >= BLOCKS_PER_MBLOCK) {
         mblock_free_group(MBLOCK_ROUND_DOWN(bd->start), blocks_to_mblocks(bd->blocks));

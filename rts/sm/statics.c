@@ -12,6 +12,7 @@
 #include "sm/ptrset.h"
 #include "sm/storage.h"
 #include "startup.h"
+#include "trace/debug_trace.h"
 
 static StgCAF **cafs;
 static uint32_t n_cafs, cafs_cap;
@@ -86,6 +87,8 @@ void statics_new_caf(StgCAF *caf)
     caf->saved_info = caf->info;
     cafs[n_cafs++] = caf;
     pthread_mutex_unlock(&caf_lock);
+    DEBUG_TRACE(gccafs, "gccafs: CAF %p (%s) entered", (void *)caf,
+                caf->saved_info->name ? caf->saved_info->name : "unnamed");
 }
 
 static void revert(StgCAF *caf)
@@ -98,6 +101,7 @@ static void revert(StgCAF *caf)
 void revertCAFs(void)
 {
     startup_require_running("revertCAFs");
+    DEBUG_TRACE(gccafs, "gccafs: revertCAFs: %u CAFs reverted", n_cafs);
     for (uint32_t i = 0; i < n_cafs; i++)
         revert(cafs[i]);
     n_cafs = 0;
@@ -216,11 +220,16 @@ void statics_gc_end(gc_thread *gct)
     if (marking) {
         uint32_t kept = 0;
         for (uint32_t i = 0; i < n_cafs; i++) {
-            if (ptrset_has(&marked, cafs[i]))
+            if (ptrset_has(&marked, cafs[i])) {
                 cafs[kept++] = cafs[i];
-            else
+            } else {
+                DEBUG_TRACE(gccafs, "gccafs: CAF %p (%s) is unreachable: reverted", (void *)cafs[i],
+                            cafs[i]->saved_info->name ? cafs[i]->saved_info->name : "unnamed");
                 revert(cafs[i]);
+            }
         }
+        if (n_cafs > 0)
+            DEBUG_TRACE(gccafs, "gccafs: %u CAFs kept, %u reverted", kept, n_cafs - kept);
         n_cafs = kept;
     }
     marking = false;

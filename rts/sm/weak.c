@@ -13,6 +13,7 @@
 #include "sm/evac.h"
 #include "sm/gc_util.h"
 #include "startup.h"
+#include "trace/debug_trace.h"
 
 /* weak_lock guards the table against mutator threads (rts_mk_weak, rts_finalize_weak); the
  * collector changes it with the world stopped. */
@@ -73,6 +74,8 @@ StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFina
     }
     table[n_weak++] = w;
     pthread_mutex_unlock(&weak_lock);
+    DEBUG_TRACE(weak, "weak: new weak pointer %p (key %p, %s finalizer)", (void *)w,
+                (void *)w->key, finalizer ? "a C" : "no");
     return w;
 }
 
@@ -127,6 +130,7 @@ void rts_finalize_weak(Capability *cap, StgWeak *w)
             table[i] = table[--n_weak];
             kill(w);
             pthread_mutex_unlock(&weak_lock);
+            DEBUG_TRACE(weak, "weak: %p finalized by the program", (void *)w);
             if (fn)
                 fn(env);
             return;
@@ -181,10 +185,14 @@ void weak_gc_dead(void)
         StgWeak *old = (StgWeak *)wc;
         HsFinalizer fn = old->cfinalizer;
         void *env = old->cfinalizer_env;
-        if (gc_is_alive(&wc)) {
+        bool referenced = gc_is_alive(&wc);
+        if (referenced) {
             /* Something still refers to the weak object: it must answer NULL. */
             kill((StgWeak *)wc);
         }
+        DEBUG_TRACE(weak, "weak: %p's key died%s%s", (void *)old,
+                    referenced ? "; the weak object answers NULL from now on" : "",
+                    fn ? "; its finalizer is queued" : "");
         queue(fn, env);
     }
     n_weak = j;
@@ -209,6 +217,7 @@ void weak_run_pending(void)
         pending = NULL;
         n_pending = pending_cap = 0;
         pthread_mutex_unlock(&pending_lock);
+        DEBUG_TRACE(weak, "weak: running %lu finalizers", (unsigned long)n);
         for (StgWord i = 0; i < n; i++)
             batch[i].fn(batch[i].env);
         free(batch);
@@ -220,6 +229,8 @@ void weak_run_pending(void)
 
 void weak_run_all_at_exit(void)
 {
+    DEBUG_TRACE(weak, "weak: exit: %lu weak pointers left, their finalizers run now",
+                (unsigned long)n_weak);
     for (StgWord i = 0; i < n_weak; i++) {
         StgWeak *w = table[i];
         queue(w->cfinalizer, w->cfinalizer_env);

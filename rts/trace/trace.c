@@ -378,6 +378,20 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso, int status)
         post_thread(cap, EVENT_STOP_THREAD, tso, status);
 }
 
+void trace_thread_finished(StgWord id)
+{
+    DEBUG_TRACE(scheduler, "sched: thread %lu finished", (unsigned long)id);
+    if (TEXT_ON(scheduler))
+        text_event(NULL, "stopping thread %lu (finished)", (unsigned long)id);
+    if (trace_ev_running() && classes.sched) {
+        EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_STOP_THREAD, trace_ev_now(), 0);
+        trace_ev_put32(e, (uint32_t)id);
+        trace_ev_put16(e, TRACE_STOP_FINISHED);
+        trace_ev_put32(e, 0);
+        trace_ev_end(e);
+    }
+}
+
 /* --- heap profiling hooks ------------------------------------------------------------- */
 
 bool trace_heap_census_due(void)

@@ -47,10 +47,18 @@ void trace_gc_end(Capability *cap, const GcStatsRecord *rec, const GCDetails *d,
  * is a foreign call).
  */
 #define TRACE_STOP_YIELDING     3
+#define TRACE_STOP_FINISHED     5
 #define TRACE_STOP_FOREIGN_CALL 6
 void trace_thread_create(Capability *cap, const StgTSO *tso);
 void trace_thread_run(Capability *cap, const StgTSO *tso);
 void trace_thread_stop(Capability *cap, const StgTSO *tso, int status);
+/*
+ * The thread `id` has ended (hs_thread_done, or the thread that shuts the
+ * runtime down): a STOP_THREAD with GHC's ThreadFinished status, in the
+ * global buffer, since the thread holds no capability then (or is about to
+ * give it back for good).
+ */
+void trace_thread_finished(StgWord id);
 
 /*
  * Heap profiling, from the collector: is a census due (then the collection

@@ -49,6 +49,7 @@ data Opts = Opts
     oThreads :: Bool, -- expect thread events (--no-threads: expect none)
     oCut :: Bool, -- the run ended without a final collection (a fatal exit)
     oForeign :: Maybe Int, -- STOP_THREAD events with the status ForeignCall
+    oFinished :: Maybe Int, -- STOP_THREAD events with the status ThreadFinished
     oParGcs :: Bool -- parallel collections: GC_WORK/GC_DONE from a second capability, GC_STATS_GHC with threads > 1
   }
 
@@ -63,6 +64,7 @@ parseOpts ("--no-gc" : r) o = parseOpts r o {oGc = False}
 parseOpts ("--no-threads" : r) o = parseOpts r o {oThreads = False}
 parseOpts ("--cut" : r) o = parseOpts r o {oCut = True}
 parseOpts ("--foreign-calls" : n : r) o = parseOpts r o {oForeign = Just (read n)}
+parseOpts ("--finished" : n : r) o = parseOpts r o {oFinished = Just (read n)}
 parseOpts ("--par-gcs" : r) o = parseOpts r o {oParGcs = True}
 parseOpts (f : r) o = parseOpts r o {oLog = f}
 
@@ -71,7 +73,7 @@ type Check = String -> Bool -> String -> IO ()
 main :: IO ()
 main = do
   args <- getArgs
-  let opts = parseOpts args (Opts "" Nothing Nothing Nothing Nothing Nothing True True False Nothing False)
+  let opts = parseOpts args (Opts "" Nothing Nothing Nothing Nothing Nothing True True False Nothing Nothing False)
   passed <- newIORef (0 :: Int)
   failed <- newIORef (0 :: Int)
   let check :: Check
@@ -151,12 +153,18 @@ checkLog check opts es = do
     "CAP_DELETE missing or early"
 
   -- Threads: created before running; run and stop alternate.
-  let threadEvs = [(thread s, conName s) | s <- specs, conName s `elem` ["CreateThread", "RunThread", "StopThread"]]
+  -- A thread that ends (hs_thread_done, or the one that shuts down) says so last, with
+  -- STOP_THREAD status ThreadFinished, from the global buffer (it holds no capability).
+  let threadEvs = [(thread s, threadKind s) | s <- specs, conName s `elem` ["CreateThread", "RunThread", "StopThread"]]
+      threadKind StopThread {status = ThreadFinished} = "Finished"
+      threadKind s = conName s
       perThread = M.fromListWith (flip (++)) [(t, [k]) | (t, k) <- threadEvs]
       threadOk ("CreateThread" : rest) = alt rest
       threadOk _ = False
       alt ("RunThread" : "StopThread" : rest) = alt rest
       alt ["RunThread"] = True -- still holding a capability at the end
+      alt ["RunThread", "Finished"] = True
+      alt ["Finished"] = True
       alt [] = True
       alt _ = False
   check "threads are created, then alternate RUN_THREAD / STOP_THREAD"
@@ -184,6 +192,8 @@ checkLog check opts es = do
   expectCount "user message" (oUser opts) (length [() | UserMessage {} <- specs])
   expectCount "user marker" (oMarkers opts) (length [() | UserMarker {} <- specs])
   expectCount "user binary" (oBinary opts) (length [() | UserBinaryMessage {} <- specs])
+  expectCount "STOP_THREAD (finished)" (oFinished opts)
+    (length [() | StopThread {status = ThreadFinished} <- specs])
   expectCount "STOP_THREAD (foreign call)" (oForeign opts)
     (length [() | StopThread {status = ForeignCall} <- specs])
 

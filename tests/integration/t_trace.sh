@@ -165,13 +165,38 @@ t "-D classes in the debug way: one line per event, nothing when off"
 run -- "$tpd" alloc 20000 +RTS -Ds -RTS
 rc_is 0
 # rts_lock, rts_unlock in the program; hs_exit takes the capability again.
-err_is $'sched: cap 0: created thread 1\nsched: cap 0: running thread 1\nsched: cap 0: thread 1 gives the capability back\nsched: cap 0: running thread 1\nsched: cap 0: thread 1 gives the capability back'
+err_is $'sched: cap 0: created thread 1\nsched: cap 0: running thread 1\nsched: cap 0: thread 1 gives the capability back\nsched: cap 0: running thread 1\nsched: cap 0: thread 1 gives the capability back\nsched: thread 1 finished'
 run -- "$tpd" alloc 20000 +RTS -Dp -hT -i0 -RTS
 err_has "prof: census 1 at "
 run -- "$tpd" alloc 20000 +RTS -Dg -RTS
 err_has "gc: collection starts"
 run -- "$tpd" alloc 20000 +RTS -hT -i0 -RTS
 err_is ""
+t "-Dw -Dt -DG -Da: weak pointers, stable pointers and names, CAFs, application"
+run -- "$tpd" objects +RTS -Dw -RTS
+rc_is 0
+out_has "finalizers run: 1"
+err_has "weak: new weak pointer "
+err_has "'s key died; its finalizer is queued"
+err_has "weak: running 1 finalizers"
+run -- "$tpd" objects +RTS -Dt -RTS
+err_has "stable: stable pointer 1 to "
+err_has "stable: stable pointer 1 freed"
+err_has "already has stable name 0"
+err_has "stable: 1 of 1 stable names died"
+run -- "$tpd" objects +RTS -DG -RTS
+err_has "(test:aCaf) entered"
+err_has "(test:aCaf) is unreachable: reverted"
+run -- "$tpd" objects +RTS -Da -RTS
+err_has "apply: test:const (arity 2) to 1 arguments: a PAP"
+err_has "apply: a PAP of test:const (1 held, 1 missing) to 1 arguments"
+run -- "$tpd" objects +RTS -DwtGa -RTS
+printf '%s\n' "$ERR" | grep -v '^\(weak\|stable\|gccafs\|apply\): ' | grep -q . && bad "other lines: $ERR" || ok
+t "-D classes of subsystems hsrts lacks: accepted, one warning each"
+run -- "$tpd" alloc 10 +RTS -Dir -RTS
+rc_is 0
+err_has "warning: debug class 'i' (interpreter) of -Dir traces nothing: hsrts has no bytecode interpreter"
+err_has "warning: debug class 'r' (sparks) of -Dir traces nothing: hsrts has no sparks"
 
 t "-v (debug way): the events as text on stderr, by class, with times under t"
 run -- "$tpd" alloc 200000 +RTS -v-ag -RTS

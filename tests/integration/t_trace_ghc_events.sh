@@ -72,6 +72,11 @@ rc_is 0
 check "rts_suspend is a STOP_THREAD for a foreign call, rts_yield one for yielding" trace_prog.eventlog \
     --foreign-calls 1
 
+run -- "$tp" threads 3 +RTS -l -RTS
+rc_is 0
+check "threads that call hs_thread_done, and the one that exits, end with ThreadFinished" \
+    trace_prog.eventlog --finished 4
+
 run -- "$tp" start 300000
 rc_is 0
 check "startEventLogging without -l: a complete log" trace_prog.eventlog --user 10 --no-threads

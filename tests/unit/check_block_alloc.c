@@ -183,6 +183,37 @@ START_TEST(freed_neighbours_merge)
 }
 END_TEST
 
+#ifdef DEBUG
+/* The debug way fills freed blocks with 0xaa; -DZ zeroes them instead. */
+static bool filled_with(const bdescr *bd, StgPtr start, unsigned char byte)
+{
+    (void)bd;
+    const unsigned char *p = (const unsigned char *)start;
+    for (size_t i = 0; i < BLOCK_SIZE; i++)
+        if (p[i] != byte)
+            return false;
+    return true;
+}
+
+START_TEST(freed_blocks_are_poisoned_or_zeroed)
+{
+    bdescr *keep = bd_alloc_group(1); /* the megablock stays in use */
+    for (int zero = 0; zero <= 1; zero++) {
+        rts_flags.debug.zero_on_gc = zero;
+        bdescr *a = bd_alloc_group(1);
+        StgPtr start = a->start;
+        memset(start, 0x55, BLOCK_SIZE);
+        bd_free_group(a);
+        if (!filled_with(a, start, zero ? 0 : 0xaa))
+            ck_abort_msg("a freed block is not filled with 0x%x (-DZ %s)", zero ? 0 : 0xaa,
+                         zero ? "on" : "off");
+    }
+    rts_flags.debug.zero_on_gc = false;
+    bd_free_group(keep);
+}
+END_TEST
+#endif
+
 START_TEST(megablock_groups_span_megablocks)
 {
     StgWord n = 3 * BLOCKS_PER_MBLOCK_ALL;
@@ -236,6 +267,9 @@ static Suite *suite(void)
     tcase_add_test(tc, single_blocks_coalesce_in_any_order);
     tcase_add_test(tc, freed_neighbours_merge);
     tcase_add_test(tc, megablock_groups_span_megablocks);
+#ifdef DEBUG
+    tcase_add_test(tc, freed_blocks_are_poisoned_or_zeroed);
+#endif
     tcase_add_test(tc, release_decommits_free_megablocks);
     tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
     suite_add_tcase(s, tc);

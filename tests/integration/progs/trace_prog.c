@@ -16,6 +16,13 @@
  *                   (--eventlog-flush-interval)
  *   suspend         rts_suspend / rts_resume (a safe foreign call), then
  *                   rts_yield
+ *   threads N       N more OS threads, one after another, each locks a
+ *                   capability, allocates, unlocks and calls hs_thread_done
+ *                   (the event log's ThreadFinished)
+ *   objects         (for -Dw -Dt -DG -Da) a weak pointer whose key dies,
+ *                   with a C finalizer; a stable pointer made and freed; a
+ *                   stable name; a CAF entered; a function of arity 2
+ *                   applied to one argument, then the PAP to one more
  *   start N         no -l needed: startEventLogging(&FileEventLogWriter)
  *                   after init, N cells, endEventLogging; then more cells
  *   heap-overflow   keep everything until -M is exceeded (exit 251)
@@ -27,6 +34,7 @@
  *   barf            (debug way) an object with a bad info table, found by
  *                   the sanity checker (-DS): an internal error, abort
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +136,68 @@ static void w_stop(void)
 }
 static const EventLogWriter counting_writer = {w_init, w_write, w_flush, w_stop};
 
+/* "objects" mode. */
+static int finalized;
+static void count_finalizer(void *env)
+{
+    (void)env;
+    finalized++;
+}
+static StgClosure *caf_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)cap;
+    (void)self;
+    (void)fv;
+    return (StgClosure *)&nil;
+}
+static const StgInfoTable caf_info = HS_THUNK_STATIC_INFO(caf_entry, NULL, "test:aCaf");
+static StgCAF a_caf = HS_CAF(&caf_info);
+static StgClosure *const_entry(Capability *cap, StgClosure *self, StgClosure **fv,
+                               StgClosure **args)
+{
+    (void)cap;
+    (void)self;
+    (void)fv;
+    return args[0];
+}
+static const StgInfoTable const_info = HS_FUN_STATIC_INFO(2, const_entry, NULL, "test:const");
+static const StgClosure const_closure = {.info = &const_info};
+
+static void objects_mode(Capability *cap, StgClosure **roots)
+{
+    cons(cap, roots, 0);
+    rts_mk_weak(cap, roots[0], roots[0], count_finalizer, NULL);
+    roots[0] = (StgClosure *)&nil; /* the key dies */
+    cons(cap, roots, 1);
+    HsStablePtr sp = getStablePtr((StgPtr)roots[1]);
+    rts_make_stable_name(cap, roots[1]);
+    rts_make_stable_name(cap, roots[1]);
+    freeStablePtr(sp);
+    rts_eval(cap, (StgClosure *)&a_caf);
+    StgClosure **args = rts_push_roots(cap, 1);
+    args[0] = (StgClosure *)&nil;
+    StgClosure *pap = rts_apply(cap, (StgClosure *)&const_closure, 1, args);
+    rts_apply(cap, pap, 1, args);
+    rts_pop_roots(cap, args);
+    performMajorGC();
+    printf("finalizers run: %d\n", finalized);
+}
+
+/* "threads" mode: one short-lived OS thread using the runtime. */
+static void *short_thread(void *arg)
+{
+    (void)arg;
+    Capability *cap = rts_lock();
+    StgClosure **roots = rts_push_roots(cap, 4);
+    for (int i = 0; i < 4; i++)
+        roots[i] = (StgClosure *)&nil;
+    alloc_mode(cap, roots, 1000);
+    rts_pop_roots(cap, roots);
+    rts_unlock(cap);
+    hs_thread_done();
+    return NULL;
+}
+
 /* Not static and not inlined: the crash report must name it. */
 static int *volatile null_ptr; /* the compiler cannot see that it is NULL */
 void trace_prog_crash_here(volatile int *p);
@@ -176,6 +246,18 @@ int main(int argc, char *argv[])
         void *token = rts_suspend(cap);
         cap = rts_resume(token);
         rts_yield(cap);
+    } else if (strcmp(mode, "objects") == 0) {
+        objects_mode(cap, roots);
+    } else if (strcmp(mode, "threads") == 0) {
+        rts_unlock(cap);
+        for (long i = 0; i < n; i++) {
+            pthread_t t;
+            if (pthread_create(&t, NULL, short_thread, NULL) != 0 || pthread_join(t, NULL) != 0) {
+                fprintf(stderr, "trace_prog: pthread_create failed\n");
+                return 2;
+            }
+        }
+        cap = rts_lock();
     } else if (strcmp(mode, "start") == 0) {
         printf("status before: %d\n", (int)eventLogStatus());
         printf("start: %d\n", (int)startEventLogging(&FileEventLogWriter));
