@@ -310,7 +310,9 @@ void stable_name_gc(void)
 {
     if (sn_live == 0)
         return;
+#ifdef DEBUG
     StgWord before = sn_live;
+#endif
     for (StgWord i = 0; i < sn_size; i++) {
         SnEntry *e = &names[i];
         if (!e->sn_obj)

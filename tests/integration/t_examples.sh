@@ -69,4 +69,13 @@ big=$(echo "$OUT" | sed -n 's/^most live data seen: \([0-9]*\) bytes/\1/p')
 if [ -n "$small" ] && [ -n "$big" ] && [ "$big" -le $((small + 4096)) ]; then ok; else
     bad "live data grew with the list: $small bytes for 1000 elements, $big for 2000000"; fi
 
+t "counter: compare-and-swap from several threads on capabilities, safepoints, a weak pointer"
+for opts in "-N2" "-N4 -A64k" "-N2 -A8k -qg0 --parallel-gc-threshold=0"; do
+    run -- "$out/counter" 4 20000 +RTS $opts -RTS
+    rc_is 0
+    out_has "count: $((4 * 20000))"
+    out_has "weak pointer while the counter lives: the counter"
+    out_has "weak pointer after: dead; finalizer ran 1 time(s)"
+done
+
 finish t_examples
