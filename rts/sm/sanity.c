@@ -19,6 +19,7 @@
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
 #include "sm/policy.h"
+#include "sm/roots.h"
 #include "sm/scan.h"
 #include "sm/storage.h"
 #include "sm/statics.h"
@@ -364,8 +365,39 @@ static void check_thread(void *ctx, StgClosure **slot)
         FAIL("thread table entry %p is not a TSO with a stack", (void *)t);
 }
 
+static const char *root_kind_name(RootKind kind)
+{
+    switch (kind) {
+    case ROOT_CAPABILITY:
+        return "a capability's root";
+    case ROOT_THREAD:
+        return "a thread table entry";
+    case ROOT_STABLE_PTR:
+        return "a stable pointer";
+    case ROOT_CAF:
+        return "the value of a CAF";
+    case ROOT_WEAK:
+        return "a weak table entry";
+    }
+    return "a root";
+}
+
+/*
+ * Every root the collector starts from, through the same visitor (roots.h):
+ * a kind of root added there is checked here without another line.
+ */
+static void check_root_slot(RootVisitor *v, StgClosure **slot, RootKind kind)
+{
+    (void)v;
+    check_root(root_kind_name(kind), slot);
+    if (kind == ROOT_THREAD)
+        check_thread(NULL, slot);
+}
+
 static void check_roots(void)
 {
+    RootVisitor v = {check_root_slot};
+    roots_visit(&v, ROOTS_ALL);
     for (uint32_t i = 0; i < statics_caf_count(); i++) {
         StgCAF *caf = statics_caf(i);
         if (caf->info->type == IND_STATIC)
@@ -380,7 +412,7 @@ static void check_roots(void)
                  (void *)w);
         check_root("the key of a weak pointer", &w->key);
     }
-    stable_ptr_check(check_root);
+    stable_ptr_check(check_root); /* and its count */
     for (uint32_t c = 0; c < n_capabilities; c++) {
         Capability *cap = capabilities[c];
         cap_check(cap);
@@ -394,8 +426,6 @@ static void check_roots(void)
                 FAIL("capability %u's active stack %p is not dirty", c, (void *)cap->r.stack);
         }
     }
-    /* Through the visitor: it holds the table's lock (threads end without a capability). */
-    threads_visit(check_thread, NULL);
 }
 
 void sanity_check_heap(const char *when, bool after_gc)
