@@ -33,6 +33,8 @@ static pthread_mutex_t caps_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t caps_changed = PTHREAD_COND_INITIALIZER;
 static uint32_t caps_room;     /* capacity of `capabilities` */
 static uint32_t n_waiting_any; /* threads waiting in rts_lock for any capability */
+/* rts_lock's queue: Note [rts_lock is first come, first served]. */
+static uint64_t next_ticket, now_serving;
 
 /* The sync state: see Note [Stopping the world]. */
 static volatile int sync_pending; /* read without the lock by safepoints */
@@ -106,6 +108,7 @@ void cap_init(void)
     sync_pending = 0;
     sync_leader = NULL;
     n_waiting_any = 0;
+    next_ticket = now_serving = 0;
 }
 
 /*
@@ -198,15 +201,42 @@ static Capability *find_free_locked(void)
     return NULL;
 }
 
-/* Take any capability (rts_lock): wait while none is free or the world is stopped. */
+/*
+ * Note [rts_lock is first come, first served]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Threads waiting in rts_lock for any capability take a ticket and are
+ * served in ticket order: a free capability goes to the oldest waiter. A
+ * thread that unlocks and locks again at once (a loop of calls into the
+ * runtime, or one that collects often and so wakes every waiter each
+ * time) therefore queues behind the threads already waiting, instead of
+ * winning every race for the lock it just dropped and starving them.
+ * Threads with a preferred capability (rts_setInCallCapability) wait for
+ * that one and take no ticket, so they never hold up the queue; the
+ * capability rule's waits (acquire_same) are not queued either: those
+ * threads own their capability.
+ */
+
+/* Take any capability (rts_lock): wait for our turn, a free one, and a running world. */
 static Capability *acquire_any(void)
 {
     pthread_mutex_lock(&caps_lock);
     Capability *cap;
-    n_waiting_any++;
-    while (sync_pending || (cap = find_free_locked()) == NULL)
-        pthread_cond_wait(&caps_changed, &caps_lock);
-    n_waiting_any--;
+    if (my_preferred_cap >= 0) {
+        /* A waiter for one capability: counted there, so a yield on it gives it a turn. */
+        Capability *want = capabilities[(uint32_t)my_preferred_cap % enabled_capabilities];
+        want->n_waiting++;
+        while (sync_pending || (cap = find_free_locked()) == NULL)
+            pthread_cond_wait(&caps_changed, &caps_lock);
+        want->n_waiting--;
+    } else {
+        uint64_t ticket = next_ticket++;
+        n_waiting_any++;
+        while (sync_pending || ticket != now_serving || (cap = find_free_locked()) == NULL)
+            pthread_cond_wait(&caps_changed, &caps_lock);
+        n_waiting_any--;
+        now_serving++;
+        pthread_cond_broadcast(&caps_changed); /* the next ticket may find another one free */
+    }
     take_locked(cap);
     pthread_mutex_unlock(&caps_lock);
     pin_to(cap);
@@ -320,7 +350,9 @@ void rts_yield(Capability *cap)
     cap->in_use = false;
     pthread_cond_broadcast(&caps_changed);
     cap->n_waiting++;
-    while (sync_pending || cap->in_use || (cap->acquisitions == seen && n_waiting_any > 0))
+    /* Waiters for this capability: the others counted in n_waiting (we are one of them). */
+    while (sync_pending || cap->in_use ||
+           (cap->acquisitions == seen && (n_waiting_any > 0 || cap->n_waiting > 1)))
         pthread_cond_wait(&caps_changed, &caps_lock);
     cap->n_waiting--;
     take_locked(cap);
@@ -613,6 +645,14 @@ void setNumCapabilities(uint32_t n)
     if (!mine)
         rts_unlock(cap);
 #endif
+}
+
+uint32_t cap_n_waiting_any(void)
+{
+    pthread_mutex_lock(&caps_lock);
+    uint32_t n = n_waiting_any;
+    pthread_mutex_unlock(&caps_lock);
+    return n;
 }
 
 void cap_check(const Capability *cap)

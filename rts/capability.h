@@ -112,5 +112,7 @@ void sm_add_capabilities(uint32_t from, uint32_t to);
 
 /* Check a capability's invariants (debug and sanity). */
 void cap_check(const Capability *cap);
+/* Threads waiting in rts_lock for any capability (tests). */
+uint32_t cap_n_waiting_any(void);
 
 #endif /* RTS_CAPABILITY_H */

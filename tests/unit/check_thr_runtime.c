@@ -90,6 +90,53 @@ START_TEST(n_threads_hold_n_capabilities_at_once)
 }
 END_TEST
 
+/* --- rts_lock serves waiters in order --------------------------------------------------- */
+
+static int late_got_it; /* atomic */
+
+static void *late_locker(void *arg)
+{
+    (void)arg;
+    Capability *cap = rts_lock();
+    __atomic_store_n(&late_got_it, 1, __ATOMIC_SEQ_CST);
+    rts_unlock(cap);
+    hs_thread_done();
+    return NULL;
+}
+
+START_TEST(rts_lock_waiter_is_not_starved)
+{
+    /*
+     * One capability. This thread holds it while another starts waiting in
+     * rts_lock; then it unlocks and locks again at once. Note [rts_lock is
+     * first come, first served]: the waiter has the capability in between,
+     * so the very first re-lock returns after it (without the queue this
+     * thread would usually win the race for the lock it just dropped).
+     */
+    test_start_rts("check_thr_runtime", "-N1", 1);
+    for (int round = 0; round < 20; round++) {
+        __atomic_store_n(&late_got_it, 0, __ATOMIC_SEQ_CST);
+        Capability *cap = rts_lock();
+        pthread_t th;
+        ck_assert_int_eq(pthread_create(&th, NULL, late_locker, NULL), 0);
+        while (cap_n_waiting_any() == 0)
+            usleep(100);
+        int relocks = 0;
+        while (!__atomic_load_n(&late_got_it, __ATOMIC_SEQ_CST) && relocks < 1000) {
+            rts_unlock(cap);
+            cap = rts_lock();
+            relocks++;
+        }
+        rts_unlock(cap);
+        pthread_join(th, NULL);
+        if (relocks != 1)
+            ck_abort_msg("round %d: the waiter had the capability after %d re-locks, want 1",
+                         round, relocks);
+    }
+    hs_exit();
+}
+END_TEST
+
 /* --- a thread that never allocates, but polls ----------------------------------------- */
 
 static int stop_polling, polling; /* atomics */
@@ -405,6 +452,7 @@ int main(void)
     TCase *tc = tcase_create("thr_runtime");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, n_threads_hold_n_capabilities_at_once);
+    tcase_add_test(tc, rts_lock_waiter_is_not_starved);
     tcase_add_test(tc, safepoint_poll_lets_others_collect);
     tcase_add_test(tc, long_gc_sync_calls_its_hooks);
     tcase_add_test(tc, idle_gc_returns_memory);
