@@ -5,7 +5,8 @@
  *     main = do
  *         ref <- newIORef (0 :: Int)
  *         w   <- mkWeakIORef ref (putStrLn "counter finalized")
- *         forM_ [1..threads] $ \_ -> forkOS (replicateM_ n (atomicModifyIORef' ref (\x -> (x+1, ()))))
+ *         forM_ [1..threads] $ \_ ->
+ *             forkOS (replicateM_ n (atomicModifyIORef' ref (\x -> (x + 1, ()))))
  *         ...
  *
  * would use the runtime's interface for mutable objects:

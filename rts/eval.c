@@ -944,7 +944,9 @@ static StgClosure *apply(Capability *cap, StgClosure *f, StgWord n, StgClosure *
                 msg_fatal(1, "rts_apply: %s has arity 0", name_of(info, "a function"));
             DEBUG_TRACE(apply, "apply: %s (arity %lu) to %lu arguments%s",
                         name_of(info, "a function"), (unsigned long)arity, (unsigned long)n,
-                        n < arity ? ": a PAP" : n > arity ? ": the rest to its result" : "");
+                        n < arity   ? ": a PAP"
+                        : n > arity ? ": the rest to its result"
+                                    : "");
             if (n < arity) {
                 StgClosure *pap = mk_pap(cap, &r[0], arity, 0, NULL, n, args);
                 rts_pop_roots(cap, r);

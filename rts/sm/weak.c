@@ -74,8 +74,8 @@ StgWeak *rts_mk_weak(Capability *cap, StgClosure *key, StgClosure *value, HsFina
     }
     table[n_weak++] = w;
     pthread_mutex_unlock(&weak_lock);
-    DEBUG_TRACE(weak, "weak: new weak pointer %p (key %p, %s finalizer)", (void *)w,
-                (void *)w->key, finalizer ? "a C" : "no");
+    DEBUG_TRACE(weak, "weak: new weak pointer %p (key %p, %s finalizer)", (void *)w, (void *)w->key,
+                finalizer ? "a C" : "no");
     return w;
 }
 

@@ -130,8 +130,8 @@ START_TEST(rts_lock_waiter_is_not_starved)
         rts_unlock(cap);
         pthread_join(th, NULL);
         if (relocks != 1)
-            ck_abort_msg("round %d: the waiter had the capability after %d re-locks, want 1",
-                         round, relocks);
+            ck_abort_msg("round %d: the waiter had the capability after %d re-locks, want 1", round,
+                         relocks);
     }
     hs_exit();
 }
