@@ -391,7 +391,6 @@ static const struct {
     {'C', "hsrts has no compact regions"},
     {'k', "hsrts has no delimited continuations"},
     {'o', "hsrts has no I/O manager"},
-    {'n', "the nonmoving collector (-xn) is not built yet"},
     {0, NULL},
 };
 
