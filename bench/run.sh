@@ -219,6 +219,9 @@ elif build_peer GHC build/bench/ghc "ghc"; then
     # The peers of hsrts -c and -w: GHC's compacting and mark-region old generations.
     add_config "GHC -c" ghcstats build/bench/ghc "-c"
     add_config "GHC -w" ghcstats build/bench/ghc "-w"
+    # The peer of hsrts -xn: GHC's nonmoving old generation (marked synchronously
+    # in its non-threaded runtime, as hsrts's vanilla way does).
+    add_config "GHC -xn" ghcstats build/bench/ghc "-xn"
     if [ "${thr_ok:-no}" = yes ]; then
         if build_peer "GHC -N2" build/bench/ghc-thr "ghc -threaded"; then
             add_config "GHC -N2" ghcstats build/bench/ghc-thr "-N2"
