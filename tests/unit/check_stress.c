@@ -61,6 +61,11 @@ static const char *const configs[] = {
     "-c -G3",
     /* compacts once the old generation's live data pass 30% of -M */
     "-c30 -M8m -A1m",
+    /* The nonmoving oldest generation (issue 14): segments, epochs, sweep. */
+    "-xn",
+    "-xn -G3",
+    "-xn -A8k",
+    "-xn --nonmoving-dense-allocator-count=2",
 #else
     "-N2 -qb0 --parallel-gc-threshold=0 -A8k",
     "-N2 -qn2 -qb0 --parallel-gc-threshold=0 -A16k -n8k",
@@ -72,6 +77,9 @@ static const char *const configs[] = {
      * (with -w, every collection: its holes take promoted objects). */
     "-N2 -qb0 --parallel-gc-threshold=0 -G3 -w -A8k",
     "-N2 -qb0 --parallel-gc-threshold=0 -G3 -c -A8k",
+    /* Nonmoving: promotion allocates slots, so every collection runs on one thread. */
+    "-N2 -qb0 --parallel-gc-threshold=0 -xn -A8k",
+    "-N2 -qb0 --parallel-gc-threshold=0 -G3 -xn -A8k",
 #endif
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
@@ -137,7 +145,7 @@ START_TEST(stress_config)
     fprintf(stderr, "%s: %llu parallel collections\n", name, (unsigned long long)par);
     if (strstr(opts, "-qg1"))
         ck_assert_uint_ge(par, (uint64_t)iters / 8);
-    else if (strstr(opts, " -w")) /* Note [Parallel only when it pays] in sm/gc_par.c */
+    else if (strstr(opts, " -w") || strstr(opts, " -xn")) /* Note [Parallel only when it pays] */
         ck_assert_uint_eq(par, 0);
     else if (strstr(opts, " -c"))
         ck_assert(par > 0 && par < collections);
