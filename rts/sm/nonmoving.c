@@ -88,9 +88,9 @@ typedef struct {
 } NmAlloc;
 
 static uint32_t n_classes;
-static uint32_t *class_words;                   /* [n_classes] */
+static uint32_t *class_words;                        /* [n_classes] */
 static uint16_t class_of_words[MAX_SMALL_WORDS + 1]; /* words -> class */
-static NmAlloc *allocs;                         /* [n_classes] */
+static NmAlloc *allocs;                              /* [n_classes] */
 
 static uint8_t epoch = 1, prev_epoch;
 bool nm_marking;
@@ -510,8 +510,7 @@ static void nm_walk(generation *gen, void (*f)(StgClosure *q, void *ctx), void *
     copying_walk_large(gen, f, ctx);
 }
 
-static void check_list(const generation *gen, uint32_t c, NmSegment *list, bool filled,
-                       StgWord *n)
+static void check_list(const generation *gen, uint32_t c, NmSegment *list, bool filled, StgWord *n)
 {
     for (NmSegment *s = list; s; s = s->link) {
         if (s->cls != c || Bdescr(s)->gen != gen)
@@ -546,8 +545,8 @@ static void nm_check(const generation *gen)
         for (uint32_t i = 0; i < s->n_slots; i++) {
             uint8_t b = s->mark[i];
             if (b == next)
-                msg_barf("nonmoving: slot %u of segment %p holds the next epoch %u", i,
-                         (void *)s, next);
+                msg_barf("nonmoving: slot %u of segment %p holds the next epoch %u", i, (void *)s,
+                         next);
             if (b != epoch) {
                 if (i < s->next_free)
                     msg_barf("nonmoving: slot %u of segment %p is free below the cursor", i,
@@ -559,8 +558,8 @@ static void nm_check(const generation *gen)
             StgClosure *q = (StgClosure *)slot_addr(s, i);
             StgWord size = layout_of(q, q->info).size;
             if (size == 0 || size > s->slot_words)
-                msg_barf("nonmoving: slot %u of segment %p holds a %lu-word object", i,
-                         (void *)s, (unsigned long)size);
+                msg_barf("nonmoving: slot %u of segment %p holds a %lu-word object", i, (void *)s,
+                         (unsigned long)size);
         }
         if (live != s->live)
             msg_barf("nonmoving: segment %p counts %u live slots, has %u", (void *)s, s->live,

@@ -33,7 +33,7 @@ typedef struct NmSegment_ {
     uint32_t next_free; /* allocation cursor: slots below it are taken */
     uint32_t live;      /* slots holding the current epoch */
     uint32_t pad_;
-    StgPtr slots; /* slot 0 */
+    StgPtr slots;   /* slot 0 */
     uint8_t mark[]; /* per slot: the epoch of its last mark or allocation (0: never) */
 } NmSegment;
 
@@ -51,7 +51,7 @@ extern bool nm_marking;
 
 /* Size classes (tests and statistics). */
 uint32_t nm_n_classes(void);
-uint32_t nm_class_of(StgWord words);    /* the class an object of `words` words goes into */
+uint32_t nm_class_of(StgWord words);   /* the class an object of `words` words goes into */
 uint32_t nm_class_words(uint32_t cls); /* its slot size */
 
 /* Occupancy of one size class (its segments' live slots out of their slots). */
