@@ -260,9 +260,21 @@ START_TEST(mark_stack_overflow)
 {
     test_start_rts("check_nonmoving", "-xn", 1);
     Capability *cap = rts_lock();
-    StgClosure **r = rts_push_roots(cap, 2); /* the list, the next side leaf */
+    StgClosure **r = rts_push_roots(cap, 2); /* the list, the next side pair */
+    /*
+     * A list of cells (next, side), side = (leaf, NULL): with room for one
+     * entry on the stack, a side pair pushed while its cell's next is on it
+     * overflows, and only the overflow walk finds its leaf.
+     */
     for (StgWord i = 0; i < 3000; i++) {
         r[1] = new_leaf(cap, i);
+        StgClosure *side = (StgClosure *)rts_alloc(cap, 5);
+        side->info = &pair_info;
+        side->payload[0] = r[1];
+        side->payload[1] = NULL;
+        ((StgWord *)side->payload)[2] = i;
+        ((StgWord *)side->payload)[3] = 0;
+        r[1] = side;
         StgClosure *c = (StgClosure *)rts_alloc(cap, 5);
         c->info = &pair_info;
         c->payload[0] = r[0];
@@ -283,9 +295,12 @@ START_TEST(mark_stack_overflow)
     StgWord n = 3000;
     for (StgClosure *p = r[0]; p; p = UNTAG(p)->payload[0]) {
         n--;
-        ck_assert(nm_is_live_slot(UNTAG(p)));
+        StgClosure *side = UNTAG(UNTAG(p)->payload[1]);
+        StgClosure *leaf = UNTAG(side->payload[0]);
+        ck_assert(nm_is_live_slot(UNTAG(p)) && nm_is_live_slot(side));
+        ck_assert_msg(nm_is_live_slot(leaf), "leaf %lu was not marked", (unsigned long)n);
         ck_assert_uint_eq(((StgWord *)UNTAG(p)->payload)[2], n);
-        check_leaf(UNTAG(UNTAG(p)->payload[1]), n);
+        check_leaf(leaf, n);
     }
     ck_assert_uint_eq(n, 0);
     rts_pop_roots(cap, r);
