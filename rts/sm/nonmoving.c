@@ -94,6 +94,8 @@ static NmAlloc *allocs;                              /* [n_classes] */
 
 static uint8_t epoch = 1, prev_epoch;
 bool nm_marking;
+/* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
+static uint64_t swept_live, swept_slots;
 
 /* Promoted objects not scanned yet. */
 static StgClosure **pending;
@@ -192,6 +194,7 @@ void nm_init(void)
     epoch = 1;
     prev_epoch = 0;
     nm_marking = false;
+    swept_live = swept_slots = 0;
     n_pending = 0;
 }
 
@@ -464,6 +467,10 @@ static void sweep(generation *gen)
             }
     }
     bd_free_chain_lock(dead);
+    for (uint32_t c = 0; c < n_classes; c++) {
+        swept_live += allocs[c].census.live_slots;
+        swept_slots += allocs[c].census.slots;
+    }
     gen->blocks = kept;
     gen->n_blocks = kept_blocks;
     gen->n_words = live_words;
@@ -618,6 +625,11 @@ double nm_occupancy(void)
         slots += allocs[c].census.slots;
     }
     return slots ? (double)live / (double)slots : 1.0;
+}
+
+double nm_mean_sweep_occupancy(void)
+{
+    return swept_slots ? (double)swept_live / (double)swept_slots : -1;
 }
 
 bool nm_is_live_slot(const StgClosure *q)

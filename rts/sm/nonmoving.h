@@ -64,6 +64,12 @@ typedef struct {
 void nm_class_census(uint32_t cls, NmClassCensus *out);
 /* Live slots / slots over every class; 1.0 when the heap is empty. */
 double nm_occupancy(void);
+/*
+ * The occupancy the sweeps of the run left, weighted by slots (live slots
+ * summed over every sweep / slots summed likewise); -1: no sweep yet. Kept
+ * after shut-down, for the -s summary.
+ */
+double nm_mean_sweep_occupancy(void);
 /* Is q a live slot of the nonmoving heap (tests)? */
 bool nm_is_live_slot(const StgClosure *q);
 

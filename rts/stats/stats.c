@@ -41,7 +41,6 @@
 #include "sm/gc_par.h"
 #include "sm/mblock.h"
 #include "sm/nonmoving.h"
-#include "sm/policy.h"
 #include "sm/storage.h"
 #include "threads.h"
 #include "startup.h"
@@ -294,8 +293,8 @@ void stats_summarise(StatsSummary *sum)
     sum->n_gens = n_gens;
     sum->gens = gens;
     sum->nonmoving = rts_flags.gc.nonmoving;
-    sum->nonmoving_census = oldest_gen && oldest_gen->policy == &gen_policy_nonmoving;
-    sum->nonmoving_occupancy = sum->nonmoving_census ? nm_occupancy() : 0.0;
+    sum->nonmoving_occupancy = rts_flags.gc.nonmoving ? nm_mean_sweep_occupancy() : -1;
+    sum->nonmoving_census = sum->nonmoving_occupancy >= 0;
     sum->internal_counters = rts_flags.stats.internal_counters;
     sum->bound_tasks = threads_made();
     sum->worker_tasks = (uint32_t)gc_par_workers_started();

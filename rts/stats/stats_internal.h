@@ -54,7 +54,7 @@ typedef struct {
     uint32_t n_gens;
     const StatsGen *gens;
     bool nonmoving; /* the nonmoving collector's lines and keys */
-    /* Its segments' occupancy (live slots / slots after the last sweep), when it is running. */
+    /* Its segments' occupancy after the sweeps (nm_mean_sweep_occupancy), if it swept. */
     bool nonmoving_census;
     double nonmoving_occupancy;
     bool internal_counters;

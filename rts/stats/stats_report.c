@@ -93,9 +93,10 @@ static void print_generations(FILE *f, const StatsSummary *sum)
                 secs(average(s->nonmoving_gc_elapsed_ns, n)), secs(s->nonmoving_gc_max_elapsed_ns));
         /* Not a GHC line: how full the segments are (Note [Nonmoving segments]). */
         if (sum->nonmoving_census)
-            fprintf(f,
-                    "  Gen %2u      segments, occupancy %5.3f (live slots / slots, last sweep)\n",
-                    g, sum->nonmoving_occupancy);
+            fprintf(
+                f,
+                "  Gen %2u      segments, occupancy %5.3f (live slots / slots after each sweep)\n",
+                g, sum->nonmoving_occupancy);
     }
     fprintf(f, "\n");
 }
