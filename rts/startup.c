@@ -52,19 +52,6 @@ void startup_not_running(const char *call)
     msg_fatal(1, "%s: the runtime is not running (call hs_init first)", call);
 }
 
-/*
- * Options the option system accepts (they are valid GHC options) but whose
- * subsystem does not exist yet. Saying so beats silently doing nothing;
- * each line goes when its subsystem lands.
- */
-static void warn_unimplemented(void)
-{
-    static const char *const fmt = "warning: %s is accepted but %s is not implemented yet in "
-                                   "this version of hsrts; it has no effect";
-    if (rts_flags.gc.nonmoving)
-        msg_error(fmt, "--nonmoving-gc (-xn)", "the nonmoving collector");
-}
-
 /* Whatever way the process ends (heap overflow, a fatal error), report. */
 static void on_fatal_exit(int code)
 {
@@ -88,7 +75,6 @@ void hs_init_ghc(int *argc, char **argv[], RtsConfig config)
 
     /* Also names the program for messages; NULL argc/argv mean "<unknown>". */
     flags_setup(argc, argv, &rts_config);
-    warn_unimplemented();
 
     stats_init();
     cap_init();

@@ -124,6 +124,11 @@ void copying_walk(generation *gen, void (*f)(StgClosure *, void *), void *ctx)
 {
     for (bdescr *bd = gen->blocks; bd; bd = bd->link)
         walk_block(bd->start, bd->free, f, ctx);
+    copying_walk_large(gen, f, ctx);
+}
+
+void copying_walk_large(generation *gen, void (*f)(StgClosure *, void *), void *ctx)
+{
     for (bdescr *bd = gen->large_objects; bd; bd = bd->link)
         walk_block(bd->start, bd->free, f, ctx);
 }

@@ -10,6 +10,7 @@
 #include "messages.h"
 #include "sm/evac.h"
 #include "sm/layout.h"
+#include "sm/nonmoving.h"
 #include "sm/scav.h"
 #include "sm/storage.h"
 
@@ -106,6 +107,14 @@ static void push(StgClosure *q)
 void mark_object(gc_thread *gct, StgClosure *q, bdescr *bd)
 {
     (void)gct;
+    if (bd->flags & BF_NONMOVING) {
+        /* A segment's slot: its epoch byte is the mark (Note [Nonmoving segments]). */
+        if (!nm_mark(q, bd))
+            return;
+        check_info(q, q->info);
+        push(q);
+        return;
+    }
     StgWord off = (StgWord)((StgPtr)q - bd->start);
     StgWord *w = &mark_info(bd)->start[off / 64];
     StgWord bit = (StgWord)1 << (off % 64);
@@ -132,9 +141,19 @@ static void scan_marked(gc_thread *gct, StgClosure *q, uint32_t gen_no)
     scav_one(gct, q, gen_no);
 }
 
+/* Scan q, then what that pushed (the overflow walks). */
+static void scan_and_drain(gc_thread *gct, StgClosure *q, uint32_t gen_no)
+{
+    scan_marked(gct, q, gen_no);
+    while (sp > 0)
+        scan_marked(gct, stack[--sp], gen_no);
+}
+
 /* After an overflow: scan every marked object again (Note [Marking in place]). */
 static void rescan_marked(gc_thread *gct, uint32_t gen_no)
 {
+    if (nm_marking)
+        nm_rescan(gct, gen_no, scan_and_drain);
     for (bdescr *bd = marked; bd; bd = bd->link) {
         MarkInfo *mi = mark_info(bd);
         for (StgWord w = 0; w < MARK_BITMAP_WORDS; w++) {
@@ -142,10 +161,8 @@ static void rescan_marked(gc_thread *gct, uint32_t gen_no)
             while (bits) {
                 StgWord b = (StgWord)__builtin_ctzl(bits);
                 bits &= bits - 1;
-                scan_marked(gct, (StgClosure *)(bd->start + w * 64 + b), gen_no);
                 /* Drain as we go: the stack holds what this walk discovers. */
-                while (sp > 0)
-                    scan_marked(gct, stack[--sp], gen_no);
+                scan_and_drain(gct, (StgClosure *)(bd->start + w * 64 + b), gen_no);
             }
         }
     }
@@ -154,7 +171,7 @@ static void rescan_marked(gc_thread *gct, uint32_t gen_no)
 bool mark_scan(gc_thread *gct, generation *gen)
 {
     bool work = scav_workspace(gct, &gct->ws[gen->no]);
-    if (!marked && sp == 0)
+    if (!marked && sp == 0 && !overflowed)
         return work;
     for (;;) {
         while (sp > 0) {

@@ -1,7 +1,9 @@
 /*
  * The shared stop-the-world mark of the non-copying old generations:
- * mark-region (-w, markregion.c) and compacting (-c, compact.c). The
- * nonmoving collector's stop-the-world fallback is meant to reuse it.
+ * mark-region (-w, markregion.c), compacting (-c, compact.c) and nonmoving
+ * (-xn, nonmoving.c: its segments' marks are epoch bytes, not start bits;
+ * mark_object hands BF_NONMOVING blocks to nm_mark, and the overflow walk
+ * rescans the segments' marked slots).
  *
  * Note [Marking in place]
  * ~~~~~~~~~~~~~~~~~~~~~~~~

@@ -12,11 +12,11 @@
  * finished, how its objects are walked (heap census, sanity checker), the
  * invariants the sanity checker can check, and the reserve a collection
  * of it needs. The rows are copying (copying.c), mark-region (-w,
- * markregion.c) and compacting (-c, compact.c), the last two on the
- * shared mark of mark.h; nonmoving (-xn) will be another, not a copy of
+ * markregion.c), compacting (-c, compact.c) and nonmoving (-xn,
+ * nonmoving.c), the last three on the shared mark of mark.h, none a copy of
  * the scavenger: what tracing does per closure type stays in scan.h. A
  * row may also give its workspace room of its own (todo_full: mark-region
- * promotes into holes).
+ * promotes into holes, nonmoving into segment slots).
  *
  * Hot paths do not go through the table: evacuation copies inline, and a
  * non-copying destination will be recognised by a block flag on the same
@@ -69,6 +69,7 @@ typedef struct GenPolicy_ {
 extern const GenPolicy gen_policy_copying;
 extern const GenPolicy gen_policy_mark_region; /* -w: markregion.c */
 extern const GenPolicy gen_policy_compacting;  /* -c: compact.c */
+extern const GenPolicy gen_policy_nonmoving;   /* -xn: nonmoving.c */
 
 /* Pieces of the copying row the other rows share (copying.c). */
 void copying_finish_workspace(gc_thread *gct, gen_workspace *ws);
@@ -76,6 +77,8 @@ void copying_finish_workspace(gc_thread *gct, gen_workspace *ws);
 void copying_retire_todo_bd(gen_workspace *ws);
 void copying_free_dead_large_objects(struct generation_ *gen);
 void copying_walk(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
+/* The large objects (and pinned blocks) of the generation only. */
+void copying_walk_large(struct generation_ *gen, void (*f)(StgClosure *q, void *ctx), void *ctx);
 void copying_check(const struct generation_ *gen);
 
 #endif /* RTS_SM_POLICY_H */

@@ -12,6 +12,7 @@
 #include "sm/gc.h"
 #include "sm/mblock.h"
 #include "sm/mut_list.h"
+#include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/trigger.h"
 
@@ -55,6 +56,9 @@ void sm_init(void)
             oldest_gen->policy = &gen_policy_mark_region;
         else
             oldest_gen->policy = &gen_policy_compacting;
+    } else if (rts_flags.gc.nonmoving && n_generations > 1) {
+        oldest_gen->policy = &gen_policy_nonmoving;
+        nm_init();
     }
     sm_large_alloc_blocks = 0;
 
@@ -73,6 +77,7 @@ void sm_exit(void)
 {
     gc_exit();
     nursery_exit();
+    nm_exit();
     for (uint32_t c = 0; c < n_capabilities; c++) {
         free(capabilities[c]->mut_lists);
         capabilities[c]->mut_lists = NULL;

@@ -156,12 +156,14 @@ static void resize_generations(void)
         (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
     /*
      * Mark-region keeps the blocks its sweep left, holes and all (Note
-     * [Lines and holes] in markregion.c): the generation may grow by
+     * [Lines and holes] in markregion.c), as nonmoving keeps segments with
+     * free slots (Note [Nonmoving segments]): the generation may grow by
      * (F - 1) * live beyond what it holds (promotion fills the holes first),
      * and what it holds is what must fit under -M.
      */
     StgWord held_extra = 0;
-    if (oldest_gen->policy == &gen_policy_mark_region) {
+    if (oldest_gen->policy == &gen_policy_mark_region ||
+        oldest_gen->policy == &gen_policy_nonmoving) {
         StgWord held = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
         held_extra = held > live ? held - live : 0;
     }
@@ -294,7 +296,7 @@ static void return_memory(bool growth)
 static void choose_old_policy(void)
 {
     const GcFlags *f = &rts_flags.gc;
-    if (n_generations == 1 || f->compact || f->sweep || heap_limit == 0)
+    if (n_generations == 1 || f->compact || f->sweep || f->nonmoving || heap_limit == 0)
         return;
     double live = (double)(oldest_gen->n_words + oldest_gen->n_large_words) * sizeof(StgWord);
     bool compact = live > f->compact_threshold / 100.0 * (double)heap_limit * BLOCK_SIZE;

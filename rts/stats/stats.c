@@ -40,6 +40,7 @@
 #include "sm/block_alloc.h"
 #include "sm/gc_par.h"
 #include "sm/mblock.h"
+#include "sm/nonmoving.h"
 #include "sm/storage.h"
 #include "threads.h"
 #include "startup.h"
@@ -292,6 +293,8 @@ void stats_summarise(StatsSummary *sum)
     sum->n_gens = n_gens;
     sum->gens = gens;
     sum->nonmoving = rts_flags.gc.nonmoving;
+    sum->nonmoving_occupancy = rts_flags.gc.nonmoving ? nm_mean_sweep_occupancy() : -1;
+    sum->nonmoving_census = sum->nonmoving_occupancy >= 0;
     sum->internal_counters = rts_flags.stats.internal_counters;
     sum->bound_tasks = threads_made();
     sum->worker_tasks = (uint32_t)gc_par_workers_started();

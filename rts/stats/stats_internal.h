@@ -54,6 +54,9 @@ typedef struct {
     uint32_t n_gens;
     const StatsGen *gens;
     bool nonmoving; /* the nonmoving collector's lines and keys */
+    /* Its segments' occupancy after the sweeps (nm_mean_sweep_occupancy), if it swept. */
+    bool nonmoving_census;
+    double nonmoving_occupancy;
     bool internal_counters;
     /* The threaded way's TASKS line: OS threads that used the runtime, capabilities. */
     uint32_t bound_tasks;

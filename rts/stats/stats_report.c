@@ -91,6 +91,12 @@ static void print_generations(FILE *f, const StatsSummary *sum)
         fprintf(f, "  Gen %2u      concurrent,             %6.3fs  %6.3fs     %3.4fs    %3.4fs\n",
                 g, secs(s->nonmoving_gc_cpu_ns), secs(s->nonmoving_gc_elapsed_ns),
                 secs(average(s->nonmoving_gc_elapsed_ns, n)), secs(s->nonmoving_gc_max_elapsed_ns));
+        /* Not a GHC line: how full the segments are (Note [Nonmoving segments]). */
+        if (sum->nonmoving_census)
+            fprintf(
+                f,
+                "  Gen %2u      segments, occupancy %5.3f (live slots / slots after each sweep)\n",
+                g, sum->nonmoving_occupancy);
     }
     fprintf(f, "\n");
 }

@@ -61,6 +61,7 @@
 #include "hooks.h"
 #include "messages.h"
 #include "sm/layout.h"
+#include "sm/policy.h"
 #include "sm/storage.h"
 #include "trace/debug_trace.h"
 #include "trace/eventlog.h"
@@ -231,6 +232,14 @@ static void census_words(StgPtr p, StgPtr end)
         bands[band].bytes += run * sizeof(StgWord);
 }
 
+/* One object of a generation that is not a walkable block list (the nonmoving segments). */
+static void census_one(StgClosure *q, void *ctx)
+{
+    (void)ctx;
+    uint32_t band = band_of(q->info); /* may grow `bands`: index it after */
+    bands[band].bytes += layout_of(q, q->info).size * sizeof(StgWord);
+}
+
 void trace_hp_census(const HpBand **out, uint32_t *n_out)
 {
     if (n_slots == 0)
@@ -238,6 +247,11 @@ void trace_hp_census(const HpBand **out, uint32_t *n_out)
     for (uint32_t i = 0; i < n_bands; i++)
         bands[i].bytes = 0;
     for (uint32_t g = 0; g < n_generations; g++) {
+        if (generations[g].policy == &gen_policy_nonmoving) {
+            /* Slots, listed by their epoch bytes (Note [Nonmoving segments]); large objects too. */
+            generations[g].policy->walk(&generations[g], census_one, NULL);
+            continue;
+        }
         for (bdescr *bd = generations[g].blocks; bd; bd = bd->link)
             census_words(bd->start, bd->free);
         for (bdescr *bd = generations[g].large_objects; bd; bd = bd->link)

@@ -147,6 +147,11 @@ err_has "echo_all: the mark-region collector (-w) and the compacting collector (
 run -- $B/echo_all +RTS -w -xn
 rc_is 1
 err_has "echo_all: the mark-region collector (-w) cannot be used together with the non-moving collector"
+run -- $B/echo_all +RTS -xn -c
+rc_is 1
+err_has "echo_all: the non-moving collector (--nonmoving-gc, -xn) cannot be used together with the compacting collector (-c)"
+run -- $B/echo_all +RTS --nonmoving-dense-allocator-count=0
+rc_is 1
 run -- $B/echo_all +RTS -c101
 rc_is 1
 err_has "echo_all: error in RTS option -c101: value outside allowed range (0 - 100)"

@@ -250,11 +250,12 @@ stats_prog: Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>
     [ "$(tail -c ${#msg} "$f")" = "$msg" ] && ok || bad "end of file: $(tail -c 80 "$f")"
     same "-s --internal-counters" "$(tail -n +2 "$f" | sed "s/$msg//")" "$(ghc_summary 2)"
 
-    t "the nonmoving collector's lines, at zero until it exists ($way)"
+    t "the nonmoving collector's lines, at zero while its mark is stop-the-world ($way)"
     run -- $P gcs 1 +RTS -s --nonmoving-gc -RTS
     err_has "  Gen  1         1 syncs,                       0.000s     0.0000s    0.0000s"
     err_has "  Gen  1      concurrent,              0.000s   0.000s     0.0000s    0.0000s"
     err_has "  CONC GC time    0.000s  (  0.000s elapsed)"
+    err_has "  Gen  1      segments, occupancy "
 
     t "-S page-fault columns count the process's major faults ($way)"
     run -- $P faults +RTS -S -RTS

@@ -72,6 +72,11 @@ done
 t "-hT: the thunk is THUNK, the cell its constructor name"
 run -- "$tp" alloc 200000 +RTS -hT -i0 -RTS
 grep -q $'^THUNK\t24$' trace_prog.hp && grep -q $'^test:Cell\t' trace_prog.hp && ok || bad "$(sort -u trace_prog.hp | head -20)"
+t "-hT under -xn: the census reads the nonmoving segments' live slots"
+run -- "$tp" alloc 200000 +RTS -hT -i0 -xn -RTS
+rc_is 0
+hp_ok trace_prog.hp
+grep -q $'^THUNK\t24$' trace_prog.hp && grep -q $'^test:Cell\t' trace_prog.hp && ok || bad "$(sort -u trace_prog.hp | head -20)"
 t "-L cuts labels"
 run -- "$tp" alloc 200000 +RTS -hT -i0 -L4 -RTS
 rc_is 0

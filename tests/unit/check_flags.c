@@ -901,6 +901,24 @@ START_TEST(cross_collectors)
     RUN(&run, 0, "-xn", "-c");
     ck_assert_str_eq(msgs(&run), "E: the non-moving collector (--nonmoving-gc, -xn) cannot be "
                                  "used together with the compacting collector (-c)");
+    ck_assert_int_eq(run.outcome, FLAGS_STOP_USAGE);
+    flags_run_free(&run);
+    RUN(&run, 0, "-xn", "-w");
+    ck_assert_str_eq(msgs(&run), "E: the mark-region collector (-w) cannot be used together with "
+                                 "the non-moving collector (--nonmoving-gc, -xn)");
+    ck_assert_int_eq(run.outcome, FLAGS_STOP_USAGE);
+    flags_run_free(&run);
+    RUN(&run, 0, "--nonmoving-gc", "--copying-gc", "-c");
+    ck_assert_str_eq(msgs(&run), "");
+    ck_assert_int_eq(run.outcome, FLAGS_CONTINUE);
+    ck_assert(!run.flags.gc.nonmoving);
+    flags_run_free(&run);
+    RUN(&run, 0, "--nonmoving-dense-allocator-count=0");
+    ck_assert_int_eq(run.outcome, FLAGS_STOP_USAGE);
+    flags_run_free(&run);
+    RUN(&run, 0, "-xn", "--nonmoving-dense-allocator-count=2");
+    ck_assert_int_eq(run.outcome, FLAGS_CONTINUE);
+    ck_assert_uint_eq(run.flags.gc.nonmoving_dense_allocator_count, 2);
     flags_run_free(&run);
     RUN(&run, 0, "-xn", "-G1", "--copying-gc");
     ck_assert_int_eq(run.outcome, FLAGS_CONTINUE);

@@ -1,0 +1,642 @@
+/*
+ * The nonmoving policy (-xn, --nonmoving-gc): the oldest generation is a
+ * segregated-fit heap of segments, marked in place and swept; nothing in it
+ * ever moves. This is the vanilla-way step: the mark is the shared
+ * stop-the-world mark (mark.h), as GHC's non-threaded RTS marks.
+ *
+ * Note [Nonmoving segments]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A segment is a group of NM_SEGMENT_BLOCKS blocks (32 KiB) holding slots
+ * of one size: a header (NmSegment, nonmoving.h), one epoch byte per slot,
+ * then the slots. Any address in it finds the header through its block
+ * descriptor (a later block's descriptor links to the group's head), so
+ * segments need no alignment beyond the block's.
+ *
+ * Size classes: an object of w words goes into the smallest class of at
+ * least w words. Classes are dense for small objects, where Haskell heaps
+ * are (2..1+count words, count = --nonmoving-dense-allocator-count, default
+ * 16; a 1-word object takes a 2-word slot), then sparse: the powers of two
+ * and the one-and-a-half powers of two above the dense ones, so a sparse
+ * slot wastes at most a third of itself, and a last class of the largest
+ * small object (LARGE_OBJECT_THRESHOLD_W - 1 words). Bigger objects are
+ * large objects, relinked in place as under every policy.
+ *
+ * Epochs: the generation has a current epoch (1..255). A slot's byte holds
+ * the epoch in which it was last marked or allocated (0: never). Between
+ * collections a slot is live iff its byte is the current epoch. A major
+ * collection starts a new epoch: marking sets a reached slot's byte to it,
+ * and after the mark exactly the slots holding it are alive; the sweep does
+ * not have to clear anything to make the dead free. During that collection
+ * allocation (promotion from the young generations) must not take a slot
+ * still holding the previous epoch (live before, maybe not marked yet), so
+ * a slot is free iff its byte is neither the current epoch nor, while
+ * marking, the previous one. Bytes are 8 bits, so epochs come round again
+ * after 255 collections: a slot that died long ago must not be taken for
+ * marked when its stale epoch comes back. The sweep reads every byte anyway
+ * (it counts the live slots); it zeroes the bytes holding the epoch that
+ * comes next, so no byte holds it when it begins (nm_check asserts it).
+ *
+ * Allocation happens only in collections (promotion): the generation's
+ * workspace gets one slot per object through the policy's todo_full hook,
+ * from the size class's current segment, from the slot cursor on; a full
+ * current segment goes to the class's filled list and the next is taken
+ * from its active list (segments the last sweep left with free slots), or
+ * fresh from the block allocator. Promoted objects are queued and scanned
+ * by the generation's scan (they are this generation's to-space).
+ * Collections that reach this generation's allocator run on one GC thread
+ * (gc_par.c: a policy with todo_full), so one allocator serves them all.
+ *
+ * Sweep: a segment with no live slot goes back to the block allocator (and
+ * so, in time, to the OS: GHC keeps its free segments); the others go to
+ * the active or the filled list by occupancy. GHC's free-segment list is
+ * the block allocator here. Each class's occupancy (live slots / slots) is
+ * recorded (nm_class_census; -Dn prints it after every sweep).
+ *
+ * Where the concurrent mark will plug in (a later step): the snapshot's
+ * marks are the same epoch bytes, set by a mark thread while mutators run;
+ * allocation during the concurrent mark already follows the rule above
+ * (neither epoch), and the objects allocated while marking get the new
+ * epoch (allocate black), exactly as promotion in a major collection does
+ * now. The allocator then needs one current segment per capability (the
+ * NmAlloc struct below is the per-allocator state to replicate), the
+ * barrier's remembered values go to mark.c's stack through nm_mark, and the
+ * sweep, which touches a segment only through its own header and bytes,
+ * can run segment by segment concurrently.
+ */
+#include "sm/nonmoving.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "flags/flags.h"
+#include "hooks.h"
+#include "messages.h"
+#include "sm/evac.h"
+#include "sm/mark.h"
+#include "sm/policy.h"
+#include "sm/scav.h"
+#include "sm/storage.h"
+
+#define SEGMENT_BYTES   ((StgWord)NM_SEGMENT_BLOCKS * BLOCK_SIZE)
+#define MAX_SMALL_WORDS (LARGE_OBJECT_THRESHOLD_W - 1)
+
+typedef struct {
+    NmSegment *current; /* where promotion allocates (NULL: take one) */
+    NmSegment *active;  /* some slot free (as the last sweep left them) */
+    NmSegment *filled;  /* no slot free */
+    NmClassCensus census;
+} NmAlloc;
+
+static uint32_t n_classes;
+static uint32_t *class_words;                        /* [n_classes] */
+static uint16_t class_of_words[MAX_SMALL_WORDS + 1]; /* words -> class */
+static NmAlloc *allocs;                              /* [n_classes] */
+
+static uint8_t epoch = 1, prev_epoch;
+bool nm_marking;
+/* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
+static uint64_t swept_live, swept_slots;
+
+/* Promoted objects not scanned yet. */
+static StgClosure **pending;
+static StgWord n_pending, pending_cap;
+
+static uint8_t next_epoch(uint8_t e)
+{
+    return e == 255 ? 1 : (uint8_t)(e + 1);
+}
+
+static NmSegment *segment_of_bd(const bdescr *bd)
+{
+    if (bd->blocks == 0)
+        bd = bd->link; /* a later block of the group: its descriptor links to the head */
+    return (NmSegment *)bd->start;
+}
+
+static NmSegment *segment_of(const StgClosure *q)
+{
+    return segment_of_bd(Bdescr(q));
+}
+
+static uint32_t slot_index(const NmSegment *s, const StgClosure *q)
+{
+    return (uint32_t)((StgWord)((const StgWord *)q - s->slots) / s->slot_words);
+}
+
+static bool slot_free(uint8_t b)
+{
+    return b != epoch && !(nm_marking && b == prev_epoch);
+}
+
+/* --- size classes ----------------------------------------------------------- */
+
+static void add_class(uint32_t words)
+{
+    class_words = hooks_realloc(class_words, (n_classes + 1) * sizeof *class_words, "nm classes");
+    class_words[n_classes++] = words;
+}
+
+static void init_classes(uint32_t dense)
+{
+    n_classes = 0;
+    uint32_t w = 2;
+    for (; w <= 1 + dense && w <= MAX_SMALL_WORDS; w++)
+        add_class(w);
+    /* Sparse: 2^k and 3 * 2^(k-1) above the dense classes. */
+    for (uint32_t p = 4; w <= MAX_SMALL_WORDS; p *= 2) {
+        uint32_t cand[2] = {p, p + p / 2};
+        for (int i = 0; i < 2; i++)
+            if (cand[i] >= w && cand[i] < MAX_SMALL_WORDS) {
+                add_class(cand[i]);
+                w = cand[i] + 1;
+            }
+        if (p >= MAX_SMALL_WORDS)
+            break;
+    }
+    if (class_words[n_classes - 1] < MAX_SMALL_WORDS)
+        add_class(MAX_SMALL_WORDS);
+    uint32_t c = 0;
+    class_of_words[0] = 0;
+    for (uint32_t s = 1; s <= MAX_SMALL_WORDS; s++) {
+        while (class_words[c] < s)
+            c++;
+        class_of_words[s] = (uint16_t)c;
+    }
+}
+
+uint32_t nm_n_classes(void)
+{
+    return n_classes;
+}
+
+uint32_t nm_class_of(StgWord words)
+{
+    if (words > MAX_SMALL_WORDS)
+        msg_barf("nonmoving: a %lu-word object is a large object", (unsigned long)words);
+    return class_of_words[words];
+}
+
+uint32_t nm_class_words(uint32_t cls)
+{
+    return class_words[cls];
+}
+
+void nm_init(void)
+{
+    uint32_t dense = rts_flags.gc.nonmoving_dense_allocator_count;
+    free(class_words);
+    class_words = NULL;
+    init_classes(dense);
+    free(allocs);
+    allocs = hooks_calloc(n_classes, sizeof *allocs, "nm allocators");
+    for (uint32_t c = 0; c < n_classes; c++)
+        allocs[c].census.slot_words = class_words[c];
+    epoch = 1;
+    prev_epoch = 0;
+    nm_marking = false;
+    swept_live = swept_slots = 0;
+    n_pending = 0;
+}
+
+/* The segments themselves are the generation's blocks: sm_exit frees them. */
+void nm_exit(void)
+{
+    free(allocs);
+    allocs = NULL;
+    free(class_words);
+    class_words = NULL;
+    n_classes = 0;
+    free(pending);
+    pending = NULL;
+    n_pending = pending_cap = 0;
+}
+
+/* --- segments ----------------------------------------------------------------- */
+
+static StgWord header_bytes(uint32_t n_slots)
+{
+    return (sizeof(NmSegment) + n_slots + sizeof(StgWord) - 1) & ~(sizeof(StgWord) - 1);
+}
+
+static uint32_t slots_per_segment(uint32_t slot_words)
+{
+    StgWord slot_bytes = (StgWord)slot_words * sizeof(StgWord);
+    uint32_t n = (uint32_t)((SEGMENT_BYTES - sizeof(NmSegment)) / (slot_bytes + 1));
+    while (header_bytes(n) + n * slot_bytes > SEGMENT_BYTES)
+        n--;
+    return n;
+}
+
+/* Every block of the segment says what the collection does with it. */
+static void set_segment_flags(bdescr *head, uint16_t flags)
+{
+    for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
+        head[i].flags = flags;
+}
+
+static uint16_t segment_flags(void)
+{
+    return (uint16_t)(BF_NONMOVING | (nm_marking ? BF_MARKED : BF_EVACUATED));
+}
+
+static NmSegment *new_segment(generation *gen, uint32_t cls)
+{
+    bdescr *bd = bd_alloc_group_lock(NM_SEGMENT_BLOCKS);
+    StgPtr end = bd->start + SEGMENT_BYTES / sizeof(StgWord);
+    for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++) {
+        bd[i].gen = gen;
+        bd[i].gen_no = (uint16_t)gen->no;
+        bd[i].dest_no = (uint16_t)gen->to->no;
+        bd[i].free = end; /* objects may cross block boundaries: the segment is one extent */
+    }
+    set_segment_flags(bd, segment_flags());
+    bd->link = gen->blocks;
+    gen->blocks = bd;
+    gen->n_blocks += NM_SEGMENT_BLOCKS;
+
+    NmSegment *s = (NmSegment *)bd->start;
+    s->link = NULL;
+    s->cls = cls;
+    s->slot_words = class_words[cls];
+    s->n_slots = slots_per_segment(s->slot_words);
+    s->next_free = 0;
+    s->live = 0;
+    s->pad_ = 0;
+    memset(s->mark, 0, s->n_slots);
+    s->slots = (StgPtr)((char *)s + header_bytes(s->n_slots));
+    allocs[cls].census.segments++;
+    allocs[cls].census.slots += s->n_slots;
+    return s;
+}
+
+static StgPtr slot_addr(const NmSegment *s, uint32_t i)
+{
+    return s->slots + (StgWord)i * s->slot_words;
+}
+
+/* The next free slot of s from its cursor, or n_slots. */
+static uint32_t find_free(NmSegment *s)
+{
+    uint32_t i = s->next_free;
+    while (i < s->n_slots && !slot_free(s->mark[i]))
+        i++;
+    return i;
+}
+
+/* --- the policy ----------------------------------------------------------------- */
+
+static void push_pending(StgClosure *q)
+{
+    if (n_pending == pending_cap) {
+        pending_cap = pending_cap ? pending_cap * 2 : 1024;
+        pending = hooks_realloc(pending, pending_cap * sizeof *pending, "nm pending");
+    }
+    pending[n_pending++] = q;
+}
+
+/* Promotion: one slot per object (Note [Nonmoving segments]). */
+static StgPtr nm_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
+{
+    generation *gen = ws->gen;
+    uint32_t cls = nm_class_of(size);
+    NmAlloc *a = &allocs[cls];
+    NmSegment *s;
+    uint32_t i;
+    for (;;) {
+        s = a->current;
+        if (s) {
+            i = find_free(s);
+            if (i < s->n_slots)
+                break;
+            s->next_free = s->n_slots;
+            s->link = a->filled;
+            a->filled = s;
+        }
+        if (a->active) {
+            s = a->active;
+            a->active = s->link;
+        } else {
+            s = new_segment(gen, cls);
+        }
+        s->link = NULL;
+        a->current = s;
+    }
+    s->mark[i] = epoch;
+    s->next_free = i + 1;
+    s->live++;
+    a->census.live_slots++;
+    StgPtr p = slot_addr(s, i);
+#ifdef DEBUG
+    /* The words the object does not use are zero (nothing reads them; a debugger does). */
+    memset(p + size, 0, (s->slot_words - size) * sizeof(StgWord));
+#endif
+    gen->n_words += s->slot_words;
+    gct->copied_words += size;
+    push_pending((StgClosure *)p);
+    /* Every object comes back here: no room to bump into. */
+    ws->todo_bd = NULL;
+    ws->todo_lim = NULL;
+    return p;
+}
+
+static void nm_prepare(gc_thread *gct, generation *gen)
+{
+    (void)gct;
+    /* Large objects, the mark stack: as every marked generation (the segments are not MarkInfo
+     * blocks). */
+    bdescr *segs = gen->blocks;
+    StgWord n_blocks = gen->n_blocks;
+    gen->blocks = NULL;
+    gen->n_blocks = 0;
+    mark_prepare(gen, NULL, NULL);
+    gen->blocks = segs;
+    gen->n_blocks = n_blocks;
+    gen->n_words = 0; /* the sweep counts what lives */
+    prev_epoch = epoch;
+    epoch = next_epoch(epoch);
+    nm_marking = true;
+    for (bdescr *bd = segs; bd; bd = bd->link)
+        set_segment_flags(bd, segment_flags());
+}
+
+bool nm_mark(StgClosure *q, bdescr *bd)
+{
+    NmSegment *s = segment_of_bd(bd);
+    uint32_t i = slot_index(s, q);
+    ASSERT(i < s->n_slots && (StgPtr)q == slot_addr(s, i));
+    if (s->mark[i] == epoch)
+        return false;
+    ASSERT(s->mark[i] == prev_epoch); /* only what lived before can be reached */
+    s->mark[i] = epoch;
+    return true;
+}
+
+void nm_rescan(gc_thread *gct, uint32_t gen_no,
+               void (*scan)(gc_thread *gct, StgClosure *q, uint32_t gen_no))
+{
+    for (bdescr *bd = generations[gen_no].blocks; bd; bd = bd->link) {
+        NmSegment *s = (NmSegment *)bd->start;
+        for (uint32_t i = 0; i < s->n_slots; i++)
+            if (s->mark[i] == epoch)
+                scan(gct, (StgClosure *)slot_addr(s, i), gen_no);
+    }
+}
+
+static bool nm_scan(gc_thread *gct, generation *gen)
+{
+    bool work = false;
+    while (n_pending > 0) {
+        scav_one(gct, pending[--n_pending], gen->no);
+        work = true;
+    }
+    if (nm_marking) {
+        if (mark_scan(gct, gen))
+            work = true;
+    } else if (scav_workspace(gct, &gct->ws[gen->no])) {
+        work = true; /* large objects promoted into the generation */
+    }
+    return work;
+}
+
+static StgClosure *nm_is_alive(const bdescr *bd, StgClosure *q)
+{
+    if (bd->flags & BF_NONMOVING) {
+        NmSegment *s = segment_of_bd(bd);
+        return s->mark[slot_index(s, q)] == epoch ? q : NULL;
+    }
+    if (bd->flags & BF_LARGE)
+        return NULL; /* reached, it would have been relinked with BF_EVACUATED */
+    return is_forwarded(q) ? forwardee(q) : NULL;
+}
+
+/* Count s's live slots, zeroing the bytes of the epoch to come (Note [Nonmoving segments]). */
+static uint32_t sweep_segment(NmSegment *s)
+{
+    uint8_t next = next_epoch(epoch);
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < s->n_slots; i++) {
+        uint8_t b = s->mark[i];
+        if (b == epoch)
+            live++;
+        else if (b == next)
+            s->mark[i] = 0;
+    }
+    return live;
+}
+
+static void sweep(generation *gen)
+{
+    bdescr *dead = NULL, *kept = NULL;
+    StgWord kept_blocks = 0, live_words = 0;
+    for (uint32_t c = 0; c < n_classes; c++) {
+        NmAlloc *a = &allocs[c];
+        a->census.segments = a->census.slots = a->census.live_slots = 0;
+        if (a->current) {
+            a->current->link = a->active;
+            a->active = a->current;
+            a->current = NULL;
+        }
+        NmSegment *lists[2] = {a->active, a->filled};
+        a->active = a->filled = NULL;
+        for (int l = 0; l < 2; l++)
+            for (NmSegment *s = lists[l], *next; s; s = next) {
+                next = s->link;
+                bdescr *bd = Bdescr(s);
+                s->live = sweep_segment(s);
+                if (s->live == 0) {
+                    bd->link = dead;
+                    dead = bd;
+                    continue;
+                }
+                s->next_free = 0;
+                if (s->live == s->n_slots) {
+                    s->next_free = s->n_slots;
+                    s->link = a->filled;
+                    a->filled = s;
+                } else {
+                    s->link = a->active;
+                    a->active = s;
+                }
+                bd->link = kept;
+                kept = bd;
+                kept_blocks += NM_SEGMENT_BLOCKS;
+                live_words += (StgWord)s->live * s->slot_words;
+                a->census.segments++;
+                a->census.slots += s->n_slots;
+                a->census.live_slots += s->live;
+            }
+    }
+    bd_free_chain_lock(dead);
+    for (uint32_t c = 0; c < n_classes; c++) {
+        swept_live += allocs[c].census.live_slots;
+        swept_slots += allocs[c].census.slots;
+    }
+    gen->blocks = kept;
+    gen->n_blocks = kept_blocks;
+    gen->n_words = live_words;
+}
+
+static void nm_finish(gc_thread *gct, generation *gen, bool collected)
+{
+    ASSERT(n_pending == 0);
+    /* Large objects reached in this collection join the generation. */
+    copying_finish_workspace(gct, &gct->ws[gen->no]);
+    if (!collected)
+        return;
+    copying_free_dead_large_objects(gen);
+    gen->old_blocks = NULL;
+    gen->n_old_blocks = 0;
+    sweep(gen);
+    nm_marking = false;
+    for (bdescr *bd = gen->blocks; bd; bd = bd->link)
+        set_segment_flags(bd, segment_flags());
+    mark_done();
+#ifdef DEBUG
+    if (rts_flags.debug.nonmoving_gc) {
+        msg_debug("nonmoving: epoch %u, occupancy %.3f\n", epoch, nm_occupancy());
+        for (uint32_t c = 0; c < n_classes; c++) {
+            const NmClassCensus *k = &allocs[c].census;
+            if (k->segments)
+                msg_debug("nonmoving:   %3lu-word slots: %lu segments, %lu/%lu live (%.3f)\n",
+                          (unsigned long)k->slot_words, (unsigned long)k->segments,
+                          (unsigned long)k->live_slots, (unsigned long)k->slots,
+                          (double)k->live_slots / (double)k->slots);
+        }
+    }
+#endif
+}
+
+static void nm_walk(generation *gen, void (*f)(StgClosure *q, void *ctx), void *ctx)
+{
+    for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
+        NmSegment *s = (NmSegment *)bd->start;
+        for (uint32_t i = 0; i < s->n_slots; i++)
+            if (s->mark[i] == epoch)
+                f((StgClosure *)slot_addr(s, i), ctx);
+    }
+    copying_walk_large(gen, f, ctx);
+}
+
+static void check_list(const generation *gen, uint32_t c, NmSegment *list, bool filled, StgWord *n)
+{
+    for (NmSegment *s = list; s; s = s->link) {
+        if (s->cls != c || Bdescr(s)->gen != gen)
+            msg_barf("nonmoving: segment %p is on the list of class %u", (void *)s, c);
+        if (filled && s->live != s->n_slots)
+            msg_barf("nonmoving: filled segment %p has a free slot", (void *)s);
+        (*n)++;
+    }
+}
+
+static void nm_check(const generation *gen)
+{
+    uint32_t g = gen->no;
+    StgWord blocks = 0, words = 0, segments = 0, listed = 0;
+    uint8_t next = next_epoch(epoch);
+    if (nm_marking)
+        msg_barf("nonmoving: checked while marking");
+    for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
+        NmSegment *s = (NmSegment *)bd->start;
+        if (bd->blocks != NM_SEGMENT_BLOCKS)
+            msg_barf("nonmoving: segment %p has %u blocks", (void *)s, bd->blocks);
+        for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
+            if (bd[i].gen != gen || bd[i].gen_no != g || bd[i].dest_no != gen->to->no ||
+                bd[i].flags != (BF_NONMOVING | BF_EVACUATED) ||
+                bd[i].free != bd->start + SEGMENT_BYTES / sizeof(StgWord))
+                msg_barf("nonmoving: block %u of segment %p has bad fields", i, (void *)s);
+        if (s->cls >= n_classes || s->slot_words != class_words[s->cls] ||
+            s->n_slots != slots_per_segment(s->slot_words) ||
+            s->slots != (StgPtr)((char *)s + header_bytes(s->n_slots)) || s->next_free > s->n_slots)
+            msg_barf("nonmoving: segment %p has a bad header", (void *)s);
+        uint32_t live = 0;
+        for (uint32_t i = 0; i < s->n_slots; i++) {
+            uint8_t b = s->mark[i];
+            if (b == next)
+                msg_barf("nonmoving: slot %u of segment %p holds the next epoch %u", i, (void *)s,
+                         next);
+            if (b != epoch) {
+                if (i < s->next_free)
+                    msg_barf("nonmoving: slot %u of segment %p is free below the cursor", i,
+                             (void *)s);
+                continue;
+            }
+            live++;
+            /* The object fits its slot (the walk checks its shape). */
+            StgClosure *q = (StgClosure *)slot_addr(s, i);
+            StgWord size = layout_of(q, q->info).size;
+            if (size == 0 || size > s->slot_words)
+                msg_barf("nonmoving: slot %u of segment %p holds a %lu-word object", i, (void *)s,
+                         (unsigned long)size);
+        }
+        if (live != s->live)
+            msg_barf("nonmoving: segment %p counts %u live slots, has %u", (void *)s, s->live,
+                     live);
+        blocks += bd->blocks;
+        words += (StgWord)live * s->slot_words;
+        segments++;
+    }
+    for (uint32_t c = 0; c < n_classes; c++) {
+        const NmAlloc *a = &allocs[c];
+        if (a->current)
+            check_list(gen, c, a->current, false, &listed);
+        check_list(gen, c, a->active, false, &listed);
+        check_list(gen, c, a->filled, true, &listed);
+    }
+    if (blocks != gen->n_blocks || words != gen->n_words || listed != segments)
+        msg_barf("nonmoving: generation %u counts %lu blocks/%lu words, has %lu/%lu; %lu "
+                 "segments, %lu listed",
+                 g, (unsigned long)gen->n_blocks, (unsigned long)gen->n_words,
+                 (unsigned long)blocks, (unsigned long)words, (unsigned long)segments,
+                 (unsigned long)listed);
+}
+
+/* Marking in place needs no copy reserve. */
+static StgWord nm_reserve(const generation *gen, StgWord blocks)
+{
+    (void)gen;
+    (void)blocks;
+    return 0;
+}
+
+const GenPolicy gen_policy_nonmoving = {
+    .name = "nonmoving",
+    .prepare = nm_prepare,
+    .scan = nm_scan,
+    .is_alive = nm_is_alive,
+    .finish = nm_finish,
+    .walk = nm_walk,
+    .check = nm_check,
+    .reserve = nm_reserve,
+    .todo_full = nm_todo_full,
+};
+
+/* --- census ----------------------------------------------------------------------- */
+
+void nm_class_census(uint32_t cls, NmClassCensus *out)
+{
+    *out = allocs[cls].census;
+}
+
+double nm_occupancy(void)
+{
+    StgWord live = 0, slots = 0;
+    for (uint32_t c = 0; c < n_classes; c++) {
+        live += allocs[c].census.live_slots;
+        slots += allocs[c].census.slots;
+    }
+    return slots ? (double)live / (double)slots : 1.0;
+}
+
+double nm_mean_sweep_occupancy(void)
+{
+    return swept_slots ? (double)swept_live / (double)swept_slots : -1;
+}
+
+bool nm_is_live_slot(const StgClosure *q)
+{
+    if (!HEAP_ALLOCED(q) || !(Bdescr(q)->flags & BF_NONMOVING))
+        return false;
+    NmSegment *s = segment_of(q);
+    uint32_t i = slot_index(s, q);
+    return i < s->n_slots && (const StgWord *)q == slot_addr(s, i) && s->mark[i] == epoch;
+}
