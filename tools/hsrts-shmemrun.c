@@ -2,7 +2,14 @@
  * hsrts-shmemrun: start an OpenSHMEM program as n PEs on this machine (the
  * local backend of rts/shmem; see tools/README.md).
  *
- *     hsrts-shmemrun -np <n> prog args...      (also -n <n>)
+ *     hsrts-shmemrun [--bind-to core|none] -np <n> prog args...      (also -n <n>)
+ *
+ * Binding: when every PE can have a CPU of its own (n at most the CPUs of
+ * the launcher's affinity mask), PE i is bound to the i-th of those CPUs
+ * (--bind-to core, the default, as Open MPI's mpirun/oshrun binds small
+ * jobs to cores): a PE spinning in a barrier then never shares a core with
+ * the PE it waits for. With more PEs than CPUs, or --bind-to none, PEs are
+ * not bound.
  *
  * It checks the symmetric heap's settings (SHMEM_SYMMETRIC_HEAP_SIZE, ...)
  * before starting anything, creates the memory the PEs share (a memfd
@@ -25,6 +32,7 @@
  * If the launcher dies, the kernel kills the PEs (PR_SET_PDEATHSIG).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -53,15 +61,18 @@ static volatile sig_atomic_t got_signal;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "Usage: " ME " -np <n> <program> [args...]\n"
-               "       " ME " -n <n> <program> [args...]\n"
+    fprintf(f, "Usage: " ME " [--bind-to core|none] -np <n> <program> [args...]\n"
+               "       " ME " [--bind-to core|none] -n <n> <program> [args...]\n"
                "\n"
                "Runs <program> as <n> OpenSHMEM processing elements (PEs) on this machine, each\n"
                "with its symmetric heap in memory shared with the others. The heap's size is\n"
                "SHMEM_SYMMETRIC_HEAP_SIZE (or SHMEM_SYMMETRIC_SIZE): bytes with an optional\n"
                "k, M or G suffix, default 256M. SHMEM_DEBUG=1 checks that every PE passes the\n"
                "same arguments to every collective call. If a PE dies, the others are stopped\n"
-               "and " ME " exits with its status (128 + signal for a signal).\n");
+               "and " ME " exits with its status (128 + signal for a signal).\n"
+               "\n"
+               "--bind-to core (the default) binds PE i to the i-th CPU this process may run on\n"
+               "when there are at least <n> of them; --bind-to none leaves the PEs unbound.\n");
 }
 
 static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -191,9 +202,28 @@ static void describe(char *buf, size_t n, int pe, pid_t pid, int st, bool finali
         snprintf(buf, n, "PE %d (pid %d) exited with status %d", pe, (int)pid, WEXITSTATUS(st));
 }
 
+/*
+ * With binding, the CPUs PE i may use: the i-th CPU of the launcher's mask.
+ * false: no binding (not asked for, or fewer CPUs than PEs).
+ */
+static bool cpu_for_pe(const cpu_set_t *allowed, int n, int pe, cpu_set_t *one)
+{
+    if (CPU_COUNT(allowed) < n)
+        return false;
+    int seen = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, allowed) && seen++ == pe) {
+            CPU_ZERO(one);
+            CPU_SET(cpu, one);
+            return true;
+        }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     int n = 0, i = 1;
+    bool bind_cores = true;
     while (i < argc && argv[i][0] == '-') {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -201,6 +231,12 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "-np") || !strcmp(a, "-n") || !strcmp(a, "--np")) {
             n = parse_count(a, i + 1 < argc ? argv[i + 1] : NULL);
+            i += 2;
+        } else if (!strcmp(a, "--bind-to")) {
+            const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+            if (!v || (strcmp(v, "core") != 0 && strcmp(v, "none") != 0))
+                die(EXIT_USAGE, "--bind-to takes core or none, not '%s'", v ? v : "");
+            bind_cores = !strcmp(v, "core");
             i += 2;
         } else if (!strcmp(a, "--")) {
             i++;
@@ -243,8 +279,15 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        bind_cores = false;
+
     pid_t parent = getpid();
-    char sfd[16], spe[16], sn[16];
+    char sfd[16], spe[16], sn[16], scpus[16];
+    snprintf(scpus, sizeof scpus, "%d",
+             CPU_COUNT(&allowed) > 0 ? CPU_COUNT(&allowed) : (int)sysconf(_SC_NPROCESSORS_ONLN));
     snprintf(sfd, sizeof sfd, "%d", fd);
     snprintf(sn, sizeof sn, "%d", n);
     fflush(NULL);
@@ -266,6 +309,10 @@ int main(int argc, char **argv)
             setenv("HSRTS_SHMEM_FD", sfd, 1);
             setenv("HSRTS_SHMEM_PE", spe, 1);
             setenv("HSRTS_SHMEM_NPES", sn, 1);
+            setenv("HSRTS_SHMEM_CPUS", scpus, 1); /* more PEs than CPUs: barriers do not spin */
+            cpu_set_t one;
+            if (bind_cores && cpu_for_pe(&allowed, n, pe, &one))
+                (void)sched_setaffinity(0, sizeof one, &one); /* best effort, as mpirun's */
             execvp(prog[0], prog);
             fprintf(stderr, ME ": PE %d: cannot run %s: %s\n", pe, prog[0], strerror(errno));
             _exit(EXIT_PROGRAM_ABSENT);

@@ -12,7 +12,9 @@
  * Each PE increments bar_count; the last to arrive resets it, then bumps
  * bar_gen, then wakes any sleepers. The others wait for bar_gen to move:
  * spinning for at most SPIN_NS (1 µs: a barrier among PEs that each have
- * a core completes within it), then calling sched_yield until YIELD_NS
+ * a core completes within it; no spinning at all when the job has more PEs
+ * than the launcher has CPUs, HSRTS_SHMEM_CPUS, since a spinning waiter then
+ * only keeps a late PE off its core), then calling sched_yield until YIELD_NS
  * more have passed (when PEs outnumber cores, the late ones get the core
  * at once, without the cost of a futex wake-up and a scheduler round
  * trip; bench/README.md has the numbers), then sleeping on bar_gen with
@@ -56,6 +58,8 @@ _Static_assert(SHMEM_LOCAL_GATHER == SHMEM_GATHER_MAX, "allgather record sizes")
 #define STOP_CHECK_NS 100000000L
 
 static ShmemLocalCtrl *ctrl;
+/* More PEs than CPUs this process may use: spinning in a barrier only delays the late PEs. */
+static bool oversubscribed;
 static uint64_t ctrl_bytes;
 static int mem_fd = -1;
 static int my_pe;
@@ -136,6 +140,10 @@ static void local_start(ShmemJob *j)
         j->n = (int)n;
     }
     my_pe = j->me;
+    /* The launcher's CPU count: a PE's own mask may be one CPU (hsrts-shmemrun --bind-to). */
+    const char *scpus = getenv("HSRTS_SHMEM_CPUS");
+    long cpus = scpus ? atol(scpus) : 0;
+    oversubscribed = cpus > 0 && j->n > cpus;
     atomic_store(&ctrl->pe[my_pe].state, SHMEM_PE_RUNNING);
 }
 
@@ -191,7 +199,7 @@ static void local_barrier(void)
     }
     const struct timespec stop_check = {0, STOP_CHECK_NS};
     uint64_t start = now_ns();
-    for (unsigned i = 1;; i++) {
+    for (unsigned i = 1; !oversubscribed; i++) {
         if (atomic_load_explicit(&ctrl->bar_gen, memory_order_acquire) != gen)
             return;
         cpu_relax();

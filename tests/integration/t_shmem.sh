@@ -64,6 +64,29 @@ srun -- build/tests/flags/inst/bin/hsrts-shmemrun -np 3 build/tests/shmem/instal
 rc_is 0
 pes_passed 3 osh_alloc
 
+t "PEs are bound to CPUs of their own when there are enough (--bind-to core), else not"
+show_cpus='echo "$HSRTS_SHMEM_PE $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
+ncpu=$(nproc)
+mine=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+if [ "$ncpu" -ge 2 ]; then
+    srun -- $RUN -np 2 sh -c "$show_cpus"
+    rc_is 0
+    cpus=$(echo "$OUT" | sort -n | awk '{print $2}' | tr '\n' ' ')
+    first_two=$(python3 -c 'import os; c=sorted(os.sched_getaffinity(0)); print(c[0], c[1], "")')
+    [ "$cpus" = "$first_two" ] && ok || bad "PE CPUs '$cpus', want '$first_two'"
+else
+    echo "note: one CPU: the two-PE binding check is skipped"
+fi
+srun -- $RUN --bind-to none -np 2 sh -c "$show_cpus"
+rc_is 0
+[ "$(echo "$OUT" | awk '{print $2}' | sort -u)" = "$mine" ] && ok || bad "unbound PEs: $OUT"
+srun -- $RUN -np $((ncpu + 1)) sh -c "$show_cpus"
+rc_is 0
+[ "$(echo "$OUT" | awk '{print $2}' | sort -u)" = "$mine" ] && ok || bad "more PEs than CPUs: $OUT"
+srun -- $RUN --bind-to socket -np 2 true
+rc_is 1
+err_has "--bind-to takes core or none, not 'socket'"
+
 t "a program on its own is a job of one PE"
 srun SHMEM_SYMMETRIC_HEAP_SIZE=4M -- $V/calls $heap local
 rc_is 0
@@ -246,7 +269,7 @@ launcher_refuses 127 "hsrts-no-such-prog: no such program, or it is not executab
 t "hsrts-shmemrun --help"
 srun -- $RUN --help
 rc_is 0
-out_has "Usage: hsrts-shmemrun -np <n> <program> [args...]"
+out_has "Usage: hsrts-shmemrun [--bind-to core|none] -np <n> <program> [args...]"
 t "a program that is not an OpenSHMEM program runs n times"
 srun -- $RUN -np 3 sh -c 'echo "PE $HSRTS_SHMEM_PE of $HSRTS_SHMEM_NPES"'
 rc_is 0
