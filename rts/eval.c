@@ -496,14 +496,9 @@ static StgClosure *enter_thunk(Capability *cap, StgClosure **qp, const StgInfoTa
  */
 static void eval_update_slow(Capability *cap, StgClosure *t, StgClosure *v);
 
-RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
+/* t becomes an indirection to v, remembered if old: the update when no slow case applies. */
+RTS_INLINE void update_plain(Capability *cap, StgClosure *t, StgClosure *v)
 {
-    /* One test for all the rare cases: Note [One word for the slow update]. */
-    if (RTS_UNLIKELY((GET_TAG(t) | HS_REGS(cap)->barrier |
-                      __atomic_load_n(&eval_slow, __ATOMIC_RELAXED)) != 0)) {
-        eval_update_slow(cap, t, v);
-        return;
-    }
     /* Not even t's header is read: it may be a miss, and nothing here needs it.
      * The word is t's owner slot until now, which waiting threads read: an atomic
      * (relaxed: a plain move) store. See Note [The owner slot is shared]. */
@@ -514,17 +509,24 @@ RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
         mut_list_record(cap, t, bd->gen_no);
 }
 
+RTS_INLINE void eval_update(Capability *cap, StgClosure *t, StgClosure *v)
+{
+    /* One test for all the rare cases: Note [One word for the slow update]. */
+    if (RTS_UNLIKELY((GET_TAG(t) | HS_REGS(cap)->barrier |
+                      __atomic_load_n(&eval_slow, __ATOMIC_RELAXED)) != 0)) {
+        eval_update_slow(cap, t, v);
+        return;
+    }
+    update_plain(cap, t, v);
+}
+
 static void eval_update_slow(Capability *cap, StgClosure *t, StgClosure *v)
 {
     if ((GET_TAG(t) != 0) | sm_zero_slop | (HS_REGS(cap)->barrier != 0)) {
         /* A CAF (tagged), slop to zero, or free variables to report to a mark. */
         rts_update_thunk(cap, UNTAG(t), v);
     } else {
-        __atomic_store_n(&((StgInd *)t)->indirectee, v, __ATOMIC_RELAXED);
-        __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
-        bdescr *bd = Bdescr(t);
-        if (bd->gen_no > 0)
-            mut_list_record(cap, t, bd->gen_no);
+        update_plain(cap, t, v);
     }
     bh_updated();
 }

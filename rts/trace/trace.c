@@ -338,10 +338,11 @@ void trace_gc_done(Capability *cap)
 
 /* --- threads (class s) ----------------------------------------------------------------- */
 
-static void post_thread(Capability *cap, uint16_t type, const StgTSO *tso, int status)
+/* A thread event; cap NULL: the global buffer (a thread that holds no capability). */
+static void post_thread(Capability *cap, uint16_t type, StgWord id, int status)
 {
     EventBuf *e = trace_ev_begin(buf_of_cap(cap), type, trace_ev_now(), 0);
-    trace_ev_put32(e, (uint32_t)tso->id);
+    trace_ev_put32(e, (uint32_t)id);
     if (type == EVENT_STOP_THREAD) {
         trace_ev_put16(e, (uint16_t)status);
         trace_ev_put32(e, 0); /* no thread blocked it */
@@ -355,7 +356,7 @@ void trace_thread_create(Capability *cap, const StgTSO *tso)
     if (TEXT_ON(scheduler))
         text_event(cap, "created thread %lu", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
-        post_thread(cap, EVENT_CREATE_THREAD, tso, 0);
+        post_thread(cap, EVENT_CREATE_THREAD, tso->id, 0);
 }
 
 void trace_thread_run(Capability *cap, const StgTSO *tso)
@@ -364,7 +365,7 @@ void trace_thread_run(Capability *cap, const StgTSO *tso)
     if (TEXT_ON(scheduler))
         text_event(cap, "running thread %lu", (unsigned long)tso->id);
     if (trace_ev_running() && classes.sched)
-        post_thread(cap, EVENT_RUN_THREAD, tso, 0);
+        post_thread(cap, EVENT_RUN_THREAD, tso->id, 0);
 }
 
 void trace_thread_stop(Capability *cap, const StgTSO *tso, int status)
@@ -375,7 +376,7 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso, int status)
         text_event(cap, "stopping thread %lu (%s)", (unsigned long)tso->id,
                    status == TRACE_STOP_FOREIGN_CALL ? "making a foreign call" : "yielding");
     if (trace_ev_running() && classes.sched)
-        post_thread(cap, EVENT_STOP_THREAD, tso, status);
+        post_thread(cap, EVENT_STOP_THREAD, tso->id, status);
 }
 
 void trace_thread_finished(StgWord id)
@@ -383,13 +384,8 @@ void trace_thread_finished(StgWord id)
     DEBUG_TRACE(scheduler, "sched: thread %lu finished", (unsigned long)id);
     if (TEXT_ON(scheduler))
         text_event(NULL, "stopping thread %lu (finished)", (unsigned long)id);
-    if (trace_ev_running() && classes.sched) {
-        EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_STOP_THREAD, trace_ev_now(), 0);
-        trace_ev_put32(e, (uint32_t)id);
-        trace_ev_put16(e, TRACE_STOP_FINISHED);
-        trace_ev_put32(e, 0);
-        trace_ev_end(e);
-    }
+    if (trace_ev_running() && classes.sched)
+        post_thread(NULL, EVENT_STOP_THREAD, id, TRACE_STOP_FINISHED);
 }
 
 /* --- heap profiling hooks ------------------------------------------------------------- */
