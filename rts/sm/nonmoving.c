@@ -38,11 +38,13 @@
  *
  * Allocation happens only in collections (promotion): the generation's
  * workspace gets one slot per object through the policy's todo_full hook,
- * from the size class's current segment, from the slot cursor on; a full
+ * from the size class's current segment, from the slot cursor on, one
+ * run of free slots at a time (Note [Promotion into runs]); a full
  * current segment goes to the class's filled list and the next is taken
  * from its active list (segments the last sweep left with free slots), or
- * fresh from the block allocator. Promoted objects are queued and scanned
- * by the generation's scan (they are this generation's to-space).
+ * fresh from the block allocator. Promoted objects are scanned by the
+ * generation's scan in the order they were promoted (they are this
+ * generation's to-space).
  * Collections that reach this generation's allocator run on one GC thread
  * (gc_par.c: a policy with todo_full), so one allocator serves them all.
  *
@@ -81,9 +83,16 @@
 #define MAX_SMALL_WORDS (LARGE_OBJECT_THRESHOLD_W - 1)
 
 typedef struct {
-    NmSegment *current; /* where promotion allocates (NULL: take one) */
-    NmSegment *active;  /* some slot free (as the last sweep left them) */
-    NmSegment *filled;  /* no slot free */
+    /*
+     * The open run (Note [Promotion into runs]): slots [bump, lim) of
+     * `current` are free; those from `scan` to `bump` were promoted and
+     * not scanned yet; `idx` is bump's slot index. All NULL: no run open.
+     */
+    StgPtr bump, lim, scan;
+    uint32_t idx, run_first; /* run_first: the slot the open run began at */
+    NmSegment *current;      /* where promotion allocates (NULL: take one) */
+    NmSegment *active;       /* some slot free (as the last sweep left them) */
+    NmSegment *filled;       /* no slot free */
     NmClassCensus census;
 } NmAlloc;
 
@@ -97,9 +106,17 @@ bool nm_marking;
 /* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
 static uint64_t swept_live, swept_slots;
 
-/* Promoted objects not scanned yet. */
-static StgClosure **pending;
-static StgWord n_pending, pending_cap;
+/*
+ * Runs of promoted objects not scanned yet, and closed since: a ring,
+ * scanned first in, first out (Note [Promotion into runs]). pending_cap is
+ * a power of two.
+ */
+typedef struct {
+    StgPtr from, to; /* slots from `from` up to `to` */
+    StgWord step;    /* words per slot */
+} NmRun;
+static NmRun *pending;
+static StgWord pending_head, n_pending, pending_cap;
 
 static uint8_t next_epoch(uint8_t e)
 {
@@ -206,7 +223,7 @@ void nm_init(void)
     prev_epoch = 0;
     nm_marking = false;
     swept_live = swept_slots = 0;
-    n_pending = 0;
+    pending_head = n_pending = 0;
 }
 
 /* The segments themselves are the generation's blocks: sm_exit frees them. */
@@ -219,7 +236,7 @@ void nm_exit(void)
     n_classes = 0;
     free(pending);
     pending = NULL;
-    n_pending = pending_cap = 0;
+    pending_head = n_pending = pending_cap = 0;
 }
 
 /* --- segments ----------------------------------------------------------------- */
@@ -297,29 +314,93 @@ static uint32_t find_free(NmSegment *s)
 
 /* --- the policy ----------------------------------------------------------------- */
 
-static void push_pending(StgClosure *q)
+/*
+ * Note [Promotion into runs]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every object a collection promotes into this generation comes through
+ * nm_todo_full (the workspace has no block to bump into), so its cost is
+ * the cost of promotion. Each size class has an open run: free slots
+ * [bump, lim) of its current segment, one contiguous stretch (a fresh
+ * segment is one run; a swept one has a run per stretch of free slots).
+ * Taking a slot is a bump of `bump` and the slot's epoch byte; the
+ * segment's and the census's counts are settled when the run closes (the
+ * run is used up, or the collection ends: nm_finish closes every run).
+ *
+ * Scanning follows allocation as a copying collection's scan follows its
+ * to-space (Cheney): the objects from `scan` to `bump` of an open run wait
+ * to be scanned, and a run that closes with some waiting puts them on a
+ * queue of runs, scanned first in, first out. Promoted objects used to
+ * wait one by one on a stack (depth first): promotion took 2.1x a copying
+ * collection's minor pause on bench/largeheap; breadth first alone saved a
+ * quarter of that (it reads the young generation in about the order its
+ * objects were allocated), and runs the call and the queue entry per
+ * object. A slot's unused tail is never scanned: the walk steps a slot at
+ * a time, scanning the object at the slot's start.
+ */
+static void grow_pending(void)
 {
-    if (n_pending == pending_cap) {
-        pending_cap = pending_cap ? pending_cap * 2 : 1024;
-        pending = hooks_realloc(pending, pending_cap * sizeof *pending, "nm pending");
-    }
-    pending[n_pending++] = q;
+    StgWord cap = pending_cap ? pending_cap * 2 : 256;
+    NmRun *q = hooks_malloc(cap * sizeof *q, "nm pending");
+    for (StgWord k = 0; k < n_pending; k++)
+        q[k] = pending[(pending_head + k) & (pending_cap - 1)];
+    free(pending);
+    pending = q;
+    pending_cap = cap;
+    pending_head = 0;
 }
 
-/* Promotion: one slot per object (Note [Nonmoving segments]). */
-static StgPtr nm_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
+static void push_pending(StgPtr from, StgPtr to, StgWord step)
 {
-    generation *gen = ws->gen;
-    uint32_t cls = nm_class_of(size);
-    NmAlloc *a = &allocs[cls];
-    NmSegment *s;
-    uint32_t i;
+    if (RTS_UNLIKELY(n_pending == pending_cap))
+        grow_pending();
+    pending[(pending_head + n_pending) & (pending_cap - 1)] = (NmRun){from, to, step};
+    n_pending++;
+}
+
+static NmRun pop_pending(void)
+{
+    NmRun r = pending[pending_head];
+    pending_head = (pending_head + 1) & (pending_cap - 1);
+    n_pending--;
+    return r;
+}
+
+/* Settle the open run's counts and queue what it holds unscanned; no run is open after. */
+static void close_run(generation *gen, NmAlloc *a)
+{
+    NmSegment *s = a->current;
+    if (!a->lim)
+        return;
+    uint32_t n = a->idx - a->run_first;
+    s->next_free = a->idx;
+    s->live += n;
+    a->census.live_slots += n;
+    gen->n_words += (StgWord)n * s->slot_words;
+    if (a->scan < a->bump)
+        push_pending(a->scan, a->bump, s->slot_words);
+    a->bump = a->lim = a->scan = NULL;
+}
+
+/*
+ * Open the next run of free slots of class cls, taking segments as needed.
+ * Out of line: nm_todo_full's common path then saves no registers.
+ */
+__attribute__((noinline)) static void open_run(generation *gen, NmAlloc *a, uint32_t cls)
+{
+    close_run(gen, a);
     for (;;) {
-        s = a->current;
+        NmSegment *s = a->current;
         if (s) {
-            i = find_free(s);
-            if (i < s->n_slots)
-                break;
+            uint32_t i = find_free(s);
+            if (i < s->n_slots) {
+                uint32_t j = i + 1;
+                while (j < s->n_slots && slot_free(s->mark[j]))
+                    j++;
+                a->run_first = a->idx = i;
+                a->bump = a->scan = slot_addr(s, i);
+                a->lim = slot_addr(s, j);
+                return;
+            }
             s->next_free = s->n_slots;
             s->link = a->filled;
             a->filled = s;
@@ -333,22 +414,60 @@ static StgPtr nm_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
         s->link = NULL;
         a->current = s;
     }
-    s->mark[i] = epoch;
-    s->next_free = i + 1;
-    s->live++;
-    a->census.live_slots++;
-    StgPtr p = slot_addr(s, i);
+}
+
+/* Promotion: one slot per object (Note [Nonmoving segments], Note [Promotion into runs]). */
+static StgPtr nm_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
+{
+    NmAlloc *a = &allocs[nm_class_of(size)];
+    if (RTS_UNLIKELY(a->bump == a->lim))
+        open_run(ws->gen, a, (uint32_t)(a - allocs));
+    NmSegment *s = a->current;
+    StgPtr p = a->bump;
+    a->bump = p + s->slot_words;
+    s->mark[a->idx++] = epoch;
 #ifdef DEBUG
     /* The words the object does not use are zero (nothing reads them; a debugger does). */
     memset(p + size, 0, (s->slot_words - size) * sizeof(StgWord));
 #endif
-    gen->n_words += s->slot_words;
     gct->copied_words += size;
-    push_pending((StgClosure *)p);
     /* Every object comes back here: no room to bump into. */
     ws->todo_bd = NULL;
     ws->todo_lim = NULL;
     return p;
+}
+
+/* Scan the slots [from, to) (objects promoted in this collection). */
+static void scan_slots(gc_thread *gct, StgPtr from, StgPtr to, StgWord step, uint32_t gen_no)
+{
+    for (StgPtr p = from; p < to; p += step)
+        scav_one(gct, (StgClosure *)p, gen_no);
+}
+
+/* Scan what waits: closed runs first, then the open ones; true if there was any. */
+static bool scan_promoted(gc_thread *gct, generation *gen)
+{
+    bool work = false;
+    for (;;) {
+        bool again = false;
+        while (n_pending > 0) {
+            NmRun r = pop_pending();
+            scan_slots(gct, r.from, r.to, r.step, gen->no);
+            work = again = true;
+        }
+        for (uint32_t c = 0; c < n_classes; c++) {
+            NmAlloc *a = &allocs[c];
+            /* Scanning may promote into this very run, or close it (then a->scan is NULL). */
+            while (a->scan && a->scan < a->bump) {
+                StgPtr p = a->scan;
+                a->scan = p + a->current->slot_words;
+                scav_one(gct, (StgClosure *)p, gen->no);
+                work = again = true;
+            }
+        }
+        if (!again)
+            return work;
+    }
 }
 
 static void nm_prepare(gc_thread *gct, generation *gen)
@@ -397,10 +516,8 @@ void nm_rescan(gc_thread *gct, uint32_t gen_no,
 static bool nm_scan(gc_thread *gct, generation *gen)
 {
     bool work = false;
-    while (n_pending > 0) {
-        scav_one(gct, pending[--n_pending], gen->no);
+    if (scan_promoted(gct, gen))
         work = true;
-    }
     if (nm_marking) {
         if (mark_scan(gct, gen))
             work = true;
@@ -490,6 +607,8 @@ static void sweep(generation *gen)
 
 static void nm_finish(gc_thread *gct, generation *gen, bool collected)
 {
+    for (uint32_t c = 0; c < n_classes; c++)
+        close_run(gen, &allocs[c]);
     ASSERT(n_pending == 0);
     /* Large objects reached in this collection join the generation. */
     copying_finish_workspace(gct, &gct->ws[gen->no]);
