@@ -124,6 +124,7 @@ static void prepare_thread(gc_thread *gct)
         gen_workspace *ws = &gct->ws[g];
         ws->todo_bd = NULL;
         ws->todo_free = ws->todo_lim = NULL;
+        ws->runs = NULL; /* the policy installs them at its first promotion */
         ws->todo_q = ws->scavd_list = ws->todo_large = ws->large_done = NULL;
     }
     /* Thread 0 is the leader, on its own capability; the others take the next ones. */

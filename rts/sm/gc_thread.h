@@ -30,8 +30,27 @@
 /* Generations a collector supports (-G is at most 255). */
 #define GC_MAX_GENERATIONS 256
 
+/*
+ * A run of equal free slots a generation without to-space blocks gives
+ * promotion, one per size class: [bump, lim), each slot `step` words, the
+ * epoch byte of bump's slot at `mark`. See Note [Promotion into runs] in
+ * nonmoving.c.
+ */
+typedef struct {
+    StgPtr bump, lim;
+    uint8_t *mark;
+    StgWord step;
+} SlotRun;
+
 typedef struct {
     generation *gen;
+    /*
+     * Slot runs (NULL: none; reset at every collection): a size in words
+     * picks runs[run_of_size[size]]; a slot taken gets run_mark.
+     */
+    SlotRun *runs;
+    const uint16_t *run_of_size;
+    uint8_t run_mark;
     bdescr *todo_bd;
     StgPtr todo_free;
     StgPtr todo_lim;
@@ -105,12 +124,33 @@ RTS_INLINE void gc_spin_unlock(GcSpinLock *l)
     __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
+/* A slot from the workspace's slot runs; the policy opens the next run when one is used up. */
+RTS_INLINE StgPtr gc_alloc_slot(gc_thread *gct, gen_workspace *ws, StgWord size)
+{
+    SlotRun *r = &ws->runs[ws->run_of_size[size]];
+    StgPtr to = r->bump;
+    if (RTS_UNLIKELY(to == r->lim))
+        return gc_todo_block_full(gct, ws, size);
+    r->bump = to + r->step;
+    *r->mark++ = ws->run_mark;
+    gct->copied_words += size;
+#ifdef DEBUG
+    /* The words the object does not use are zero (nothing reads them; a debugger does). */
+    for (StgWord i = size; i < r->step; i++)
+        to[i] = 0;
+#endif
+    return to;
+}
+
 RTS_INLINE StgPtr gc_alloc_for_copy(gc_thread *gct, StgWord size, uint32_t gen_no)
 {
     gen_workspace *ws = &gct->ws[gen_no];
     StgPtr to = ws->todo_free;
-    if (RTS_UNLIKELY(to + size > ws->todo_lim))
+    if (RTS_UNLIKELY(to + size > ws->todo_lim)) {
+        if (ws->runs)
+            return gc_alloc_slot(gct, ws, size);
         to = gc_todo_block_full(gct, ws, size);
+    }
     ws->todo_free = to + size;
     __builtin_prefetch(to + 64, 1); /* the to-space line after next: its store misses overlap */
     return to;

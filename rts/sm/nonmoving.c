@@ -84,15 +84,15 @@
 
 typedef struct {
     /*
-     * The open run (Note [Promotion into runs]): slots [bump, lim) of
-     * `current` are free; those from `scan` to `bump` were promoted and
-     * not scanned yet; `idx` is bump's slot index. All NULL: no run open.
+     * The open run is runs[class] (Note [Promotion into runs]): the slots
+     * from `scan` to its bump were promoted and not scanned yet; `first`
+     * is the epoch byte of the run's first slot. lim NULL: no run open.
      */
-    StgPtr bump, lim, scan;
-    uint32_t idx, run_first; /* run_first: the slot the open run began at */
-    NmSegment *current;      /* where promotion allocates (NULL: take one) */
-    NmSegment *active;       /* some slot free (as the last sweep left them) */
-    NmSegment *filled;       /* no slot free */
+    StgPtr scan;
+    uint8_t *first;
+    NmSegment *current; /* where promotion allocates (NULL: take one) */
+    NmSegment *active;  /* some slot free (as the last sweep left them) */
+    NmSegment *filled;  /* no slot free */
     NmClassCensus census;
 } NmAlloc;
 
@@ -100,6 +100,7 @@ static uint32_t n_classes;
 static uint32_t *class_words;                        /* [n_classes] */
 static uint16_t class_of_words[MAX_SMALL_WORDS + 1]; /* words -> class */
 static NmAlloc *allocs;                              /* [n_classes] */
+static SlotRun *runs;                                /* [n_classes]: the open runs */
 
 static uint8_t epoch = 1, prev_epoch;
 bool nm_marking;
@@ -217,6 +218,8 @@ void nm_init(void)
     init_classes(dense);
     free(allocs);
     allocs = hooks_calloc(n_classes, sizeof *allocs, "nm allocators");
+    free(runs);
+    runs = hooks_calloc(n_classes, sizeof *runs, "nm runs");
     for (uint32_t c = 0; c < n_classes; c++)
         allocs[c].census.slot_words = class_words[c];
     epoch = 1;
@@ -231,6 +234,8 @@ void nm_exit(void)
 {
     free(allocs);
     allocs = NULL;
+    free(runs);
+    runs = NULL;
     free(class_words);
     class_words = NULL;
     n_classes = 0;
@@ -366,28 +371,33 @@ static NmRun pop_pending(void)
 }
 
 /* Settle the open run's counts and queue what it holds unscanned; no run is open after. */
-static void close_run(generation *gen, NmAlloc *a)
+static void close_run(generation *gen, uint32_t cls)
 {
+    NmAlloc *a = &allocs[cls];
+    SlotRun *r = &runs[cls];
     NmSegment *s = a->current;
-    if (!a->lim)
+    if (!r->lim)
         return;
-    uint32_t n = a->idx - a->run_first;
-    s->next_free = a->idx;
+    uint32_t n = (uint32_t)(r->mark - a->first);
+    s->next_free = (uint32_t)(r->mark - s->mark);
     s->live += n;
     a->census.live_slots += n;
     gen->n_words += (StgWord)n * s->slot_words;
-    if (a->scan < a->bump)
-        push_pending(a->scan, a->bump, s->slot_words);
-    a->bump = a->lim = a->scan = NULL;
+    if (a->scan < r->bump)
+        push_pending(a->scan, r->bump, s->slot_words);
+    a->scan = NULL;
+    *r = (SlotRun){0};
 }
 
 /*
  * Open the next run of free slots of class cls, taking segments as needed.
  * Out of line: nm_todo_full's common path then saves no registers.
  */
-__attribute__((noinline)) static void open_run(generation *gen, NmAlloc *a, uint32_t cls)
+__attribute__((noinline)) static void open_run(generation *gen, uint32_t cls)
 {
-    close_run(gen, a);
+    NmAlloc *a = &allocs[cls];
+    SlotRun *r = &runs[cls];
+    close_run(gen, cls);
     for (;;) {
         NmSegment *s = a->current;
         if (s) {
@@ -396,9 +406,10 @@ __attribute__((noinline)) static void open_run(generation *gen, NmAlloc *a, uint
                 uint32_t j = i + 1;
                 while (j < s->n_slots && slot_free(s->mark[j]))
                     j++;
-                a->run_first = a->idx = i;
-                a->bump = a->scan = slot_addr(s, i);
-                a->lim = slot_addr(s, j);
+                r->bump = a->scan = slot_addr(s, i);
+                r->lim = slot_addr(s, j);
+                r->mark = a->first = &s->mark[i];
+                r->step = s->slot_words;
                 return;
             }
             s->next_free = s->n_slots;
@@ -416,32 +427,25 @@ __attribute__((noinline)) static void open_run(generation *gen, NmAlloc *a, uint
     }
 }
 
-/* Promotion: one slot per object (Note [Nonmoving segments], Note [Promotion into runs]). */
+/*
+ * Promotion: one slot per object (Note [Nonmoving segments], Note
+ * [Promotion into runs]). gc_alloc_slot takes slots from the open runs
+ * inline; it comes here when the collection's first promotion finds no runs
+ * installed, or a run is used up.
+ */
 static StgPtr nm_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
 {
-    NmAlloc *a = &allocs[nm_class_of(size)];
-    if (RTS_UNLIKELY(a->bump == a->lim))
-        open_run(ws->gen, a, (uint32_t)(a - allocs));
-    NmSegment *s = a->current;
-    StgPtr p = a->bump;
-    a->bump = p + s->slot_words;
-    s->mark[a->idx++] = epoch;
-#ifdef DEBUG
-    /* The words the object does not use are zero (nothing reads them; a debugger does). */
-    memset(p + size, 0, (s->slot_words - size) * sizeof(StgWord));
-#endif
-    gct->copied_words += size;
-    /* Every object comes back here: no room to bump into. */
+    uint32_t cls = nm_class_of(size);
+    SlotRun *r = &runs[cls];
+    if (r->bump == r->lim)
+        open_run(ws->gen, cls);
+    ws->runs = runs;
+    ws->run_of_size = class_of_words;
+    ws->run_mark = epoch;
+    /* Every object comes through the runs: no block to bump into. */
     ws->todo_bd = NULL;
     ws->todo_lim = NULL;
-    return p;
-}
-
-/* Scan the slots [from, to) (objects promoted in this collection). */
-static void scan_slots(gc_thread *gct, StgPtr from, StgPtr to, StgWord step, uint32_t gen_no)
-{
-    for (StgPtr p = from; p < to; p += step)
-        scav_one(gct, (StgClosure *)p, gen_no);
+    return gc_alloc_slot(gct, ws, size);
 }
 
 /* Scan what waits: closed runs first, then the open ones; true if there was any. */
@@ -452,16 +456,21 @@ static bool scan_promoted(gc_thread *gct, generation *gen)
         bool again = false;
         while (n_pending > 0) {
             NmRun r = pop_pending();
-            scan_slots(gct, r.from, r.to, r.step, gen->no);
+            scav_slots(gct, r.from, r.to, r.step, gen->no);
             work = again = true;
         }
         for (uint32_t c = 0; c < n_classes; c++) {
             NmAlloc *a = &allocs[c];
-            /* Scanning may promote into this very run, or close it (then a->scan is NULL). */
-            while (a->scan && a->scan < a->bump) {
-                StgPtr p = a->scan;
-                a->scan = p + a->current->slot_words;
-                scav_one(gct, (StgClosure *)p, gen->no);
+            /*
+             * What waits now, as a batch: scanning may promote into this very
+             * run (scan takes up after the batch) or close it (close_run queues
+             * only what came after the batch).
+             */
+            SlotRun *r = &runs[c];
+            while (a->scan && a->scan < r->bump) {
+                StgPtr from = a->scan, to = r->bump;
+                a->scan = to;
+                scav_slots(gct, from, to, r->step, gen->no);
                 work = again = true;
             }
         }
@@ -608,7 +617,7 @@ static void sweep(generation *gen)
 static void nm_finish(gc_thread *gct, generation *gen, bool collected)
 {
     for (uint32_t c = 0; c < n_classes; c++)
-        close_run(gen, &allocs[c]);
+        close_run(gen, c);
     ASSERT(n_pending == 0);
     /* Large objects reached in this collection join the generation. */
     copying_finish_workspace(gct, &gct->ws[gen->no]);

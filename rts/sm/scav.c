@@ -216,6 +216,17 @@ StgWord scav_one(gc_thread *gct, StgClosure *q, uint32_t gen_no)
     return size;
 }
 
+void scav_slots(gc_thread *gct, StgPtr from, StgPtr to, StgWord step, uint32_t gen_no)
+{
+    gct->evac_gen_no = gen_no;
+    for (StgPtr p = from; p < to; p += step) {
+        gct->failed_to_evac = false;
+        scav_object(gct, (StgClosure *)p, false);
+        if (gct->failed_to_evac && gen_no > 0)
+            mut_list_record(gct->cap, (StgClosure *)p, gen_no);
+    }
+}
+
 static void push_scanned(gen_workspace *ws, bdescr *bd)
 {
     bd->link = ws->scavd_list;

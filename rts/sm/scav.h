@@ -25,6 +25,8 @@ bool scav_workspace(gc_thread *gct, gen_workspace *ws);
  * object outside to-space); remember it if it still points younger. Returns its size.
  */
 StgWord scav_one(gc_thread *gct, StgClosure *q, uint32_t gen_no);
+/* scav_one on each object starting a `step`-word slot of [from, to) (nonmoving segments). */
+void scav_slots(gc_thread *gct, StgPtr from, StgPtr to, StgWord step, uint32_t gen_no);
 
 /* Work stolen from another GC thread (gc_par.c). */
 void scav_stolen_block(gc_thread *gct, bdescr *bd);
