@@ -168,16 +168,62 @@ static void rescan_marked(gc_thread *gct, uint32_t gen_no)
     }
 }
 
+/*
+ * Note [Prefetching the mark]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Marking a large heap is waiting for memory: each object popped is
+ * somewhere the cache has not seen. So an object is not scanned when it
+ * leaves the stack: it enters a small ring and is prefetched, and the ring
+ * scans its oldest entry, MARK_PREFETCH - 1 objects later, by when the
+ * header and fields have arrived (Boehm's and OCaml's markers do the same).
+ * The order of scanning changes a little, not what is marked.
+ *
+ * Only the nonmoving heap's mark uses the ring. On bench/largeheap 300 it
+ * cut -xn's major collection time by 18%, but made -c's and -w's 1-3%
+ * slower: their blocks were laid down by a copying scan, so the objects a
+ * mark pops are mostly next to one another and the hardware prefetcher
+ * is there first; the ring is then only overhead.
+ */
+#define MARK_PREFETCH 8
+
+/* Scan everything on the stack, and what that pushes; true if there was any. Note [Prefetching the
+ * mark]. */
+static bool drain(gc_thread *gct, uint32_t gen_no)
+{
+    StgClosure *ring[MARK_PREFETCH];
+    uint32_t head = 0, n = 0;
+    bool work = false;
+    if (!nm_marking) {
+        while (sp > 0) {
+            scan_marked(gct, stack[--sp], gen_no);
+            work = true;
+        }
+        return work;
+    }
+    for (;;) {
+        while (n < MARK_PREFETCH && sp > 0) {
+            StgClosure *q = stack[--sp];
+            __builtin_prefetch(q, 0);
+            ring[(head + n++) % MARK_PREFETCH] = q;
+        }
+        if (n == 0)
+            return work;
+        StgClosure *q = ring[head];
+        head = (head + 1) % MARK_PREFETCH;
+        n--;
+        scan_marked(gct, q, gen_no);
+        work = true;
+    }
+}
+
 bool mark_scan(gc_thread *gct, generation *gen)
 {
     bool work = scav_workspace(gct, &gct->ws[gen->no]);
     if (!marked && sp == 0 && !overflowed)
         return work;
     for (;;) {
-        while (sp > 0) {
-            scan_marked(gct, stack[--sp], gen->no);
+        if (drain(gct, gen->no))
             work = true;
-        }
         if (!overflowed)
             break;
         overflowed = false;
