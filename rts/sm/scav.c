@@ -207,7 +207,7 @@ RTS_INLINE StgWord scav_object_inline(gc_thread *gct, StgClosure *q, bool from_m
 }
 
 /*
- * The loops that scan to-space (scav_block, scav_slots) get scav_object
+ * The loops that scan to-space (scav_block, scav_slots, scav_objects) get scav_object
  * inline: a call per object, with the frame its many inlined evacuations
  * need, was a few percent of a minor collection's time. Other callers
  * share one out-of-line copy.
@@ -236,6 +236,19 @@ void scav_slots(gc_thread *gct, StgPtr from, StgPtr to, StgWord step, uint32_t g
         if (gct->failed_to_evac && gen_no > 0)
             mut_list_record(gct->cap, (StgClosure *)p, gen_no);
     }
+}
+
+StgPtr scav_objects(gc_thread *gct, StgPtr p, StgPtr lim, uint32_t gen_no)
+{
+    gct->evac_gen_no = gen_no;
+    while (p < lim) {
+        gct->failed_to_evac = false;
+        StgWord size = scav_object_inline(gct, (StgClosure *)p, false);
+        if (gct->failed_to_evac && gen_no > 0)
+            mut_list_record(gct->cap, (StgClosure *)p, gen_no);
+        p += size;
+    }
+    return p;
 }
 
 static void push_scanned(gen_workspace *ws, bdescr *bd)

@@ -26,6 +26,8 @@ bool scav_workspace(gc_thread *gct, gen_workspace *ws);
  */
 StgWord scav_one(gc_thread *gct, StgClosure *q, uint32_t gen_no);
 /* scav_one on each object starting a `step`-word slot of [from, to) (nonmoving segments). */
+/* scav_one on each object of [p, lim), one after another; returns where the last one ends. */
+StgPtr scav_objects(gc_thread *gct, StgPtr p, StgPtr lim, uint32_t gen_no);
 void scav_slots(gc_thread *gct, StgPtr from, StgPtr to, StgWord step, uint32_t gen_no);
 
 /* Work stolen from another GC thread (gc_par.c). */
