@@ -12,6 +12,7 @@
 #include "sm/barrier_sink.h"
 #include "sm/evac.h"
 #include "sm/gc_util.h"
+#include "sm/nonmoving.h"
 #include "startup.h"
 #include "trace/debug_trace.h"
 
@@ -165,8 +166,12 @@ bool weak_traverse(gc_thread *gct)
         StgWeak *w = table[i];
         w->key = key;
         gct->evac_gen_no = Bdescr(w)->gen_no;
-        evacuate(gct, &w->value);
-        evacuate(gct, &w->finalizer);
+        /* A concurrent mark's start pause leaves the nonmoving heap's values to the final
+         * pause, which knows whether the key lives (Note [The concurrent mark]). */
+        if (!nm_weak_field_deferred(w->value))
+            evacuate(gct, &w->value);
+        if (!nm_weak_field_deferred(w->finalizer))
+            evacuate(gct, &w->finalizer);
         gct->evac_gen_no = 0;
     }
     return progress;

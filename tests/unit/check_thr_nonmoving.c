@@ -1,0 +1,357 @@
+/*
+ * The concurrent nonmoving mark (-xn, threaded way; Note [The concurrent
+ * mark] in rts/sm/nonmoving_mark.c): mutators rewrite the old generation
+ * while a mark runs, with every kind of write that must reach the mark,
+ * and the structures they keep must come through the sweep whole.
+ *
+ * Each mutator thread owns a table (an array, old) of boxes, each holding
+ * a list of numbered cells; a model in C knows each list's length and sum.
+ * The box kinds are the write kinds: a MUT_VAR (rts_write_mut_var, or
+ * rts_cas_mut_var), a small array's element (rts_write_small_array), an
+ * element of the table itself (rts_write_array, a large array's card) and a
+ * thunk whose free variable is the list (evaluated during the mark: its
+ * update overwrites the free variable, rts_update_thunk reports it). The
+ * classic snapshot-at-the-beginning hazard is made on purpose: a list is
+ * read, the only heap reference to it is overwritten, the list lives only
+ * on the thread's stack (pushed after the snapshot) for a while (random
+ * busy loops, allocation, minor collections), then is stored elsewhere. If
+ * any of those writes failed to report the overwritten value, the list's
+ * old cells would not be marked, be swept, be reused by promotion, and the
+ * checksums would differ (and, in the debug way, the final pause's check
+ * that everything reachable is marked fails first).
+ *
+ * Cycles are started on purpose (nm_request_cycle) and end at the first
+ * collection that finds the mark done, so mutation overlaps the mark's
+ * whole length; timing is random (busy loops of random length between
+ * writes), and the suite runs many rounds. HSRTS_TEST_SEED replays the
+ * choices (not the interleaving); HSRTS_STRESS_ITERS scales the rounds.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/nonmoving.h"
+#include "sm/storage.h"
+#include "test_util.h"
+
+enum { N_BOXES = 48, MAX_LIST = 40 };
+
+/* A list cell: next (or NULL), then its number. */
+static const StgInfoTable cell_info = HS_CONSTR_INFO(1, 1, 1, "test:Cell");
+
+static StgClosure *id_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)cap;
+    (void)self;
+    return fv[0];
+}
+/* A thunk over one list: its value is the list. */
+static const StgInfoTable box_thunk_info = HS_THUNK_INFO(id_entry, 1, 0, "test:BoxThunk");
+
+typedef enum { BOX_MUTVAR, BOX_SMALL_ARRAY, BOX_THUNK, BOX_DIRECT, N_KINDS } BoxKind;
+
+typedef struct {
+    uint64_t len, sum;
+} ListSum;
+
+typedef struct {
+    const char *name;
+    TestRng rng;
+    int rounds;
+    HsStablePtr table; /* MUT_ARR_PTRS of N_BOXES boxes (a list directly for BOX_DIRECT) */
+    BoxKind kind[N_BOXES];
+    ListSum model[N_BOXES];
+    uint64_t next_no;
+    uint64_t cycles_seen, writes;
+} Thread;
+
+static StgClosure *new_list(Capability *cap, Thread *t, ListSum *s)
+{
+    StgWord n = 1 + rng_below(&t->rng, MAX_LIST);
+    StgClosure **r = rts_push_roots(cap, 1);
+    r[0] = NULL;
+    s->len = s->sum = 0;
+    for (StgWord i = 0; i < n; i++) {
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+        c->info = &cell_info;
+        c->payload[0] = r[0];
+        StgWord no = t->next_no++;
+        ((StgWord *)c->payload)[1] = no;
+        r[0] = TAG_CLOSURE(1, c);
+        s->len++;
+        s->sum += no * 2654435761u;
+    }
+    StgClosure *l = r[0];
+    rts_pop_roots(cap, r);
+    return l;
+}
+
+static void list_sum(StgClosure *l, ListSum *s)
+{
+    s->len = s->sum = 0;
+    for (; l; l = UNTAG(l)->payload[0]) {
+        ck_assert_ptr_eq(UNTAG(l)->info, &cell_info);
+        s->len++;
+        s->sum += ((StgWord *)UNTAG(l)->payload)[1] * 2654435761u;
+    }
+}
+
+static StgMutArrPtrs *table_of(Thread *t)
+{
+    return (StgMutArrPtrs *)deRefStablePtr(t->table);
+}
+
+/* A box of `kind` around the list in *lp (rooted by the caller: it may move). */
+static StgClosure *new_box(Capability *cap, BoxKind kind, StgClosure **lp)
+{
+    switch (kind) {
+    case BOX_MUTVAR:
+        return (StgClosure *)rts_new_mut_var(cap, *lp);
+    case BOX_SMALL_ARRAY: {
+        StgSmallMutArrPtrs *a = rts_new_small_array(cap, 2, NULL);
+        rts_write_small_array(cap, a, 1, *lp);
+        return (StgClosure *)a;
+    }
+    case BOX_THUNK: {
+        StgThunk *th = (StgThunk *)rts_alloc(cap, 3);
+        th->info = &box_thunk_info;
+        th->slot = 0;
+        th->payload[0] = *lp;
+        return (StgClosure *)th;
+    }
+    default:
+        return *lp;
+    }
+}
+
+/* The list in box i (a thunk box is evaluated: its update is one of the writes). */
+static StgClosure *box_list(Capability *cap, Thread *t, uint32_t i)
+{
+    StgClosure *b = table_of(t)->payload[i];
+    switch (t->kind[i]) {
+    case BOX_MUTVAR:
+        return rts_read_mut_var((StgMutVar *)UNTAG(b));
+    case BOX_SMALL_ARRAY:
+        return ((StgSmallMutArrPtrs *)UNTAG(b))->payload[1];
+    case BOX_THUNK:
+        return rts_eval(cap, b);
+    default:
+        return b;
+    }
+}
+
+/* Store the list *lp into box i (its old list is overwritten: the barrier reports it). */
+static void box_store(Capability *cap, Thread *t, uint32_t i, StgClosure **lp)
+{
+    StgMutArrPtrs *tab = table_of(t);
+    StgClosure *b = tab->payload[i];
+    switch (t->kind[i]) {
+    case BOX_MUTVAR: {
+        StgMutVar *mv = (StgMutVar *)UNTAG(b);
+        if (rng_below(&t->rng, 2)) {
+            rts_write_mut_var(cap, mv, *lp);
+        } else {
+            StgClosure *res;
+            ck_assert_int_eq(rts_cas_mut_var(cap, mv, rts_read_mut_var(mv), *lp, &res), 0);
+        }
+        return;
+    }
+    case BOX_SMALL_ARRAY:
+        rts_write_small_array(cap, (StgSmallMutArrPtrs *)UNTAG(b), 1, *lp);
+        return;
+    default: {
+        /* A new box (a fresh thunk, or the list itself) in the table: an array write. */
+        StgClosure *nb = new_box(cap, t->kind[i], lp);
+        rts_write_array(cap, table_of(t), i, nb);
+        return;
+    }
+    }
+}
+
+static void busy(Thread *t)
+{
+    volatile uint64_t x = 0;
+    uint64_t n = rng_below(&t->rng, 4000);
+    for (uint64_t i = 0; i < n; i++)
+        x += i;
+}
+
+static void garbage(Capability *cap, Thread *t)
+{
+    uint64_t n = rng_below(&t->rng, 200);
+    for (uint64_t i = 0; i < n; i++)
+        (void)rts_new_byte_array(cap, 8 * rng_below(&t->rng, 6));
+}
+
+static void check_model(Capability *cap, Thread *t, const char *when)
+{
+    for (uint32_t i = 0; i < N_BOXES; i++) {
+        ListSum s;
+        list_sum(box_list(cap, t, i), &s);
+        ck_assert_msg(s.len == t->model[i].len && s.sum == t->model[i].sum,
+                      "%s: box %u (kind %d) %s: %llu cells, sum %llx; expected %llu, %llx", t->name,
+                      i, (int)t->kind[i], when, (unsigned long long)s.len,
+                      (unsigned long long)s.sum, (unsigned long long)t->model[i].len,
+                      (unsigned long long)t->model[i].sum);
+    }
+}
+
+static void setup(Capability *cap, Thread *t)
+{
+    StgClosure **r = rts_push_roots(cap, 2);
+    r[0] = (StgClosure *)rts_new_array(cap, N_BOXES, NULL);
+    for (uint32_t i = 0; i < N_BOXES; i++) {
+        t->kind[i] = (BoxKind)rng_below(&t->rng, N_KINDS);
+        r[1] = new_list(cap, t, &t->model[i]);
+        StgClosure *b = new_box(cap, t->kind[i], &r[1]);
+        rts_write_array(cap, (StgMutArrPtrs *)r[0], i, b);
+    }
+    t->table = getStablePtr((StgPtr)r[0]);
+    rts_pop_roots(cap, r);
+}
+
+/* One mutation: the snapshot hazard between two boxes, or a fresh list into one. */
+static void mutate(Capability *cap, Thread *t)
+{
+    uint32_t i = (uint32_t)rng_below(&t->rng, N_BOXES);
+    uint32_t j = (uint32_t)rng_below(&t->rng, N_BOXES);
+    StgClosure **r = rts_push_roots(cap, 3);
+    switch (rng_below(&t->rng, 4)) {
+    case 0:
+    case 1: {
+        /* Swap two boxes' lists through the stack, with their boxes holding other lists between. */
+        r[0] = box_list(cap, t, i);
+        r[1] = box_list(cap, t, j);
+        ListSum si = t->model[i], sj = t->model[j], tmp;
+        r[2] = new_list(cap, t, &tmp);
+        box_store(cap, t, i, &r[2]);
+        box_store(cap, t, j, &r[2]);
+        t->writes += 2;
+        busy(t);
+        garbage(cap, t);
+        if (rng_below(&t->rng, 8) == 0)
+            performGC();
+        box_store(cap, t, i, &r[1]);
+        box_store(cap, t, j, &r[0]);
+        t->writes += 2;
+        t->model[i] = sj;
+        t->model[j] = si;
+        break;
+    }
+    case 2:
+        /* A fresh list, the old one dropped. */
+        r[0] = new_list(cap, t, &t->model[i]);
+        box_store(cap, t, i, &r[0]);
+        t->writes++;
+        break;
+    default:
+        /* Evaluate a thunk box (its update reports its free variable) and re-box as another kind. */
+        r[0] = box_list(cap, t, i);
+        t->kind[i] = (BoxKind)rng_below(&t->rng, N_KINDS);
+        r[1] = new_box(cap, t->kind[i], &r[0]);
+        rts_write_array(cap, table_of(t), i, r[1]);
+        t->writes++;
+        break;
+    }
+    rts_pop_roots(cap, r);
+}
+
+static void *thread_main(void *arg)
+{
+    Thread *t = arg;
+    Capability *cap = rts_lock();
+    setup(cap, t);
+    performMajorGC(); /* everything into the nonmoving heap */
+    check_model(cap, t, "after setup");
+    for (int round = 0; round < t->rounds; round++) {
+        uint64_t cycles = nm_cycles();
+        if (!nm_cycle_running()) {
+            nm_request_cycle();
+            performGC();
+        }
+        int ops = 20 + (int)rng_below(&t->rng, 200);
+        for (int k = 0; k < ops; k++) {
+            mutate(cap, t);
+            busy(t);
+        }
+        if (rng_below(&t->rng, 4) == 0)
+            check_model(cap, t, "during a cycle");
+        performGC(); /* the final pause, if the mark is done */
+        if (nm_cycles() != cycles)
+            t->cycles_seen++;
+        check_model(cap, t, "after a collection");
+    }
+    performMajorGC();
+    check_model(cap, t, "at the end");
+    freeStablePtr(t->table);
+    rts_unlock(cap);
+    return NULL;
+}
+
+static const struct {
+    const char *opts;
+    int threads;
+} configs[] = {
+    {"-xn -N2", 2},
+    {"-xn -N2 -A8k", 2},
+    {"-xn -N2 -G3 -A16k", 3},
+    {"-xn -N1", 1},
+};
+#define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
+
+static int rounds(void)
+{
+    const char *s = getenv("HSRTS_STRESS_ITERS");
+    return s ? atoi(s) : 150;
+}
+
+START_TEST(mutate_while_marking)
+{
+    const char *opts = configs[_i].opts;
+    int n = configs[_i].threads;
+    char name[96];
+    snprintf(name, sizeof name, "nm_concurrent[%s]", opts);
+    uint64_t seed = test_seed(name);
+    test_start_rts("check_thr_nonmoving", opts, 1);
+    ck_assert(nm_concurrent());
+    Thread th[4];
+    pthread_t tid[4];
+    uint64_t cycles0 = nm_cycles();
+    for (int k = 0; k < n; k++) {
+        memset(&th[k], 0, sizeof th[k]);
+        th[k].name = name;
+        th[k].rounds = rounds();
+        rng_init(&th[k].rng, seed + (uint64_t)k);
+        ck_assert_int_eq(pthread_create(&tid[k], NULL, thread_main, &th[k]), 0);
+    }
+    uint64_t seen = 0, writes = 0;
+    for (int k = 0; k < n; k++) {
+        pthread_join(tid[k], NULL);
+        seen += th[k].cycles_seen;
+        writes += th[k].writes;
+    }
+    uint64_t cycles = nm_cycles() - cycles0;
+    fprintf(stderr, "%s: %llu concurrent cycles, %llu ended inside a round, %llu barriered writes\n",
+            name, (unsigned long long)cycles, (unsigned long long)seen,
+            (unsigned long long)writes);
+    ck_assert_uint_ge(cycles, (uint64_t)rounds() / 4);
+    hs_exit();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("thr_nonmoving");
+    TCase *tc = tcase_create("concurrent");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, mutate_while_marking, 0, N_CONFIGS);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run(suite());
+}
