@@ -47,8 +47,8 @@ static StgClosure *id_entry(Capability *cap, StgClosure *self, StgClosure **fv)
     (void)self;
     return fv[0];
 }
-/* A thunk over one list: its value is the list. */
-static const StgInfoTable box_thunk_info = HS_THUNK_INFO(id_entry, 1, 0, "test:BoxThunk");
+/* A thunk over a list and a side list: its value is the list (the side list is dropped). */
+static const StgInfoTable box_thunk_info = HS_THUNK_INFO(id_entry, 2, 0, "test:BoxThunk");
 
 typedef enum { BOX_MUTVAR, BOX_SMALL_ARRAY, BOX_THUNK, BOX_DIRECT, N_KINDS } BoxKind;
 
@@ -63,6 +63,7 @@ typedef struct {
     HsStablePtr table; /* MUT_ARR_PTRS of N_BOXES boxes (a list directly for BOX_DIRECT) */
     BoxKind kind[N_BOXES];
     ListSum model[N_BOXES];
+    ListSum side[N_BOXES]; /* a thunk box's side list, while it is not evaluated */
     uint64_t next_no;
     uint64_t cycles_seen, writes;
 } Thread;
@@ -103,8 +104,10 @@ static StgMutArrPtrs *table_of(Thread *t)
     return (StgMutArrPtrs *)deRefStablePtr(t->table);
 }
 
-/* A box of `kind` around the list in *lp (rooted by the caller: it may move). */
-static StgClosure *new_box(Capability *cap, BoxKind kind, StgClosure **lp)
+static StgClosure *new_list(Capability *cap, Thread *t, ListSum *s);
+
+/* A box of `kind` around the list in *lp (rooted by the caller: it may move), for box i. */
+static StgClosure *new_box(Capability *cap, Thread *t, uint32_t i, BoxKind kind, StgClosure **lp)
 {
     switch (kind) {
     case BOX_MUTVAR:
@@ -115,10 +118,14 @@ static StgClosure *new_box(Capability *cap, BoxKind kind, StgClosure **lp)
         return (StgClosure *)a;
     }
     case BOX_THUNK: {
-        StgThunk *th = (StgThunk *)rts_alloc(cap, 3);
+        StgClosure **r = rts_push_roots(cap, 1);
+        r[0] = new_list(cap, t, &t->side[i]);
+        StgThunk *th = (StgThunk *)rts_alloc(cap, 4);
         th->info = &box_thunk_info;
         th->slot = 0;
         th->payload[0] = *lp;
+        th->payload[1] = r[0];
+        rts_pop_roots(cap, r);
         return (StgClosure *)th;
     }
     default:
@@ -163,7 +170,7 @@ static void box_store(Capability *cap, Thread *t, uint32_t i, StgClosure **lp)
         return;
     default: {
         /* A new box (a fresh thunk, or the list itself) in the table: an array write. */
-        StgClosure *nb = new_box(cap, t->kind[i], lp);
+        StgClosure *nb = new_box(cap, t, i, t->kind[i], lp);
         rts_write_array(cap, table_of(t), i, nb);
         return;
     }
@@ -205,7 +212,7 @@ static void setup(Capability *cap, Thread *t)
     for (uint32_t i = 0; i < N_BOXES; i++) {
         t->kind[i] = (BoxKind)rng_below(&t->rng, N_KINDS);
         r[1] = new_list(cap, t, &t->model[i]);
-        StgClosure *b = new_box(cap, t->kind[i], &r[1]);
+        StgClosure *b = new_box(cap, t, i, t->kind[i], &r[1]);
         rts_write_array(cap, (StgMutArrPtrs *)r[0], i, b);
     }
     t->table = getStablePtr((StgPtr)r[0]);
@@ -218,7 +225,7 @@ static void mutate(Capability *cap, Thread *t)
     uint32_t i = (uint32_t)rng_below(&t->rng, N_BOXES);
     uint32_t j = (uint32_t)rng_below(&t->rng, N_BOXES);
     StgClosure **r = rts_push_roots(cap, 3);
-    switch (rng_below(&t->rng, 4)) {
+    switch (rng_below(&t->rng, 6)) {
     case 0:
     case 1: {
         /* Swap two boxes' lists through the stack, with their boxes holding other lists between. */
@@ -246,14 +253,33 @@ static void mutate(Capability *cap, Thread *t)
         box_store(cap, t, i, &r[0]);
         t->writes++;
         break;
-    default:
-        /* Evaluate a thunk box (its update reports its free variable) and re-box as another kind. */
+    default: {
+        /*
+         * Evaluate a box. An unevaluated thunk's side list is read first and kept on
+         * the stack only: the update overwrites the thunk's free variables (it reports
+         * them), then the side list is stored into another box.
+         */
+        StgClosure *b = UNTAG(table_of(t)->payload[i]);
+        bool thunk = t->kind[i] == BOX_THUNK && b->info == &box_thunk_info;
+        ListSum side = t->side[i];
+        if (j == i)
+            j = (i + 1) % N_BOXES;
+        r[2] = thunk ? ((StgThunk *)b)->payload[1] : NULL;
         r[0] = box_list(cap, t, i);
+        busy(t);
+        garbage(cap, t);
+        if (rng_below(&t->rng, 8) == 0)
+            performGC();
         t->kind[i] = (BoxKind)rng_below(&t->rng, N_KINDS);
-        r[1] = new_box(cap, t->kind[i], &r[0]);
+        r[1] = new_box(cap, t, i, t->kind[i], &r[0]);
         rts_write_array(cap, table_of(t), i, r[1]);
         t->writes++;
+        if (thunk) {
+            box_store(cap, t, j, &r[2]);
+            t->model[j] = side;
+        }
         break;
+    }
     }
     rts_pop_roots(cap, r);
 }
