@@ -477,20 +477,11 @@ static void set_barrier(StgWord on)
 void nm_pause_begin(NmPause pause)
 {
     ASSERT(paused);
-    generation *gen = oldest_gen;
     nm_pause = pause;
     switch (pause) {
     case NM_PAUSE_START:
         ASSERT(!cycle && sp == 0);
         nm_new_epoch();
-        nm_set_segments_marked(true);
-        /* Large objects: from-space for the pause (as mark_prepare). */
-        gen->old_large_objects = gen->large_objects;
-        for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
-            bd->flags &= (uint16_t)~BF_EVACUATED;
-        gen->large_objects = NULL;
-        gen->n_large_blocks = 0;
-        gen->n_large_words = 0;
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
         if (n_cap_chunk < n_capabilities) {
@@ -504,6 +495,33 @@ void nm_pause_begin(NmPause pause)
     case NM_PAUSE_FINAL: {
         ASSERT(cycle);
         take_chunks(NULL);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/*
+ * After the remembered sets were scanned, before the other roots: from now
+ * on the pause greys what it reaches in the nonmoving heap. Not before: a
+ * remembered object may be dead, and what it points to in the nonmoving
+ * heap is not the snapshot's unless something else reaches it (its young
+ * fields are, conservatively: they must be copied anyway).
+ */
+void nm_pause_after_remembered(void)
+{
+    generation *gen = oldest_gen;
+    if (nm_pause == NM_PAUSE_START) {
+        nm_set_segments_marked(true);
+        /* Large objects: from-space for the pause (as mark_prepare). */
+        gen->old_large_objects = gen->large_objects;
+        for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
+            bd->flags &= (uint16_t)~BF_EVACUATED;
+        gen->large_objects = NULL;
+        gen->n_large_blocks = 0;
+        gen->n_large_words = 0;
+    } else if (nm_pause == NM_PAUSE_FINAL) {
         nm_set_segments_marked(true);
         /* Candidates nobody marked: from-space (the pause may still reach them). */
         gen->old_large_objects = NULL;
@@ -519,10 +537,6 @@ void nm_pause_begin(NmPause pause)
                 bd->link->u.back = bd;
             gen->old_large_objects = bd;
         }
-        break;
-    }
-    default:
-        break;
     }
 }
 
