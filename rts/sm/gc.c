@@ -196,8 +196,6 @@ static void thread_roots(gc_thread *gct)
     if (gct->index != 0)
         statics_gc_thread_start(gct);
     scav_mut_lists(gct, saved_mut_lists, cur_remembered_N, cur_threads);
-    if (nm_pause != NM_PAUSE_NONE)
-        nm_pause_after_remembered(); /* -xn collections have one GC thread */
     if (gct->index == 0) {
         EvacVisitor ev = {{evac_root}, gct};
         roots_visit(&ev.v, ROOTS_REACHABILITY);

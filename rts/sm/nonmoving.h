@@ -97,8 +97,6 @@ bool nm_nothing_left(void);
 /* Mark everything left, in the pause (forced collections). */
 void nm_drain_in_pause(void);
 void nm_pause_begin(NmPause pause);
-/* gc.c, after the remembered sets' scan: the pause greys from now on. */
-void nm_pause_after_remembered(void);
 void nm_pause_end(void);
 /* A pause's part of the generation's scan. */
 bool nm_pause_scan(gc_thread *gct, uint32_t gen_no);

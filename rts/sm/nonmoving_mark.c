@@ -474,6 +474,8 @@ static void set_barrier(StgWord on)
         HS_REGS(capabilities[c])->barrier = on;
 }
 
+static void pause_greys(void);
+
 void nm_pause_begin(NmPause pause)
 {
     ASSERT(paused);
@@ -482,6 +484,7 @@ void nm_pause_begin(NmPause pause)
     case NM_PAUSE_START:
         ASSERT(!cycle && sp == 0);
         nm_new_epoch();
+        pause_greys();
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
         if (n_cap_chunk < n_capabilities) {
@@ -495,6 +498,7 @@ void nm_pause_begin(NmPause pause)
     case NM_PAUSE_FINAL: {
         ASSERT(cycle);
         take_chunks(NULL);
+        pause_greys();
         break;
     }
     default:
@@ -502,14 +506,9 @@ void nm_pause_begin(NmPause pause)
     }
 }
 
-/*
- * After the remembered sets were scanned, before the other roots: from now
- * on the pause greys what it reaches in the nonmoving heap. Not before: a
- * remembered object may be dead, and what it points to in the nonmoving
- * heap is not the snapshot's unless something else reaches it (its young
- * fields are, conservatively: they must be copied anyway).
- */
-void nm_pause_after_remembered(void)
+/* The segments grey what a pause reaches; the large objects become from-space (or the unmarked
+ * candidates do, in the final pause). */
+static void pause_greys(void)
 {
     generation *gen = oldest_gen;
     if (nm_pause == NM_PAUSE_START) {
@@ -630,7 +629,8 @@ void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cyc
 
 #ifdef DEBUG
 static PtrSet seen;
-static StgClosure **vstack;
+static StgClosure *v_parent_cur;
+static StgClosure **vstack, **vparent;
 static StgWord vsp, vcap;
 
 static void v_push(StgClosure *p)
@@ -638,8 +638,13 @@ static void v_push(StgClosure *p)
     p = UNTAG(p);
     if (p == NULL || !HEAP_ALLOCED(p) || !ptrset_add(&seen, p))
         return;
-    if (vsp == vcap)
+    if (vsp == vcap) {
+        StgWord c = vcap;
         grow(&vstack, &vcap, "nm verify");
+        vparent = hooks_realloc(vparent, vcap * sizeof *vparent, "nm verify");
+        (void)c;
+    }
+    vparent[vsp] = v_parent_cur;
     vstack[vsp++] = p;
 }
 
@@ -673,15 +678,24 @@ void nm_verify(void)
     RootVisitor v = {v_root};
     ptrset_clear(&seen);
     vsp = 0;
+    v_parent_cur = NULL;
     roots_visit(&v, ROOTS_REACHABILITY);
     uint64_t checked = 0;
     while (vsp > 0) {
+        StgClosure *parent = vparent[vsp - 1];
         StgClosure *q = vstack[--vsp];
+        v_parent_cur = q;
         bdescr *bd = Bdescr(q);
         if (bd->flags & BF_NONMOVING) {
             if (!nm_slot_marked(q, bd))
-                msg_barf("nonmoving: %p (%s) is reachable but was not marked: a missed barrier?",
-                         (void *)q, layout_type_name(q->info->type));
+                msg_barf("nonmoving: %p (%s) is reachable but was not marked: a missed barrier? "
+                         "(reached from %p, %s, generation %u%s)",
+                         (void *)q, layout_type_name(q->info->type), (void *)parent,
+                         parent ? layout_type_name(parent->info->type) : "a root",
+                         parent ? Bdescr(parent)->gen_no : 0,
+                         parent && (Bdescr(parent)->flags & BF_NONMOVING)
+                             ? (nm_slot_marked(parent, Bdescr(parent)) ? ", marked" : ", unmarked")
+                             : "");
             checked++;
         } else if (in_oldest_large(bd, bd->flags) && !(bd->flags & BF_EVACUATED)) {
             msg_barf("nonmoving: large object %p is reachable but was not marked", (void *)q);
@@ -700,7 +714,8 @@ void nm_verify(void)
     }
     ptrset_free(&seen);
     free(vstack);
-    vstack = NULL;
+    free(vparent);
+    vstack = vparent = NULL;
     vcap = 0;
     DEBUG_TRACE(nonmoving_gc, "nonmoving: verified %llu reachable objects marked",
                 (unsigned long long)checked);

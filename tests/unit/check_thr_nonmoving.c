@@ -28,6 +28,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,9 @@ START_TEST(mutate_while_marking)
 {
     const char *opts = configs[_i].opts;
     int n = configs[_i].threads;
+    const char *only = getenv("HSRTS_STRESS_ONLY");
+    if (only && strcmp(only, opts) != 0)
+        return;
     char name[96];
     snprintf(name, sizeof name, "nm_concurrent[%s]", opts);
     uint64_t seed = test_seed(name);
@@ -367,12 +371,171 @@ START_TEST(mutate_while_marking)
 }
 END_TEST
 
+/* --- weak pointers, finalizers, stable names and CAFs across concurrent cycles ------------------ */
+
+enum { N_WEAKS = 64 };
+static int fin_count[N_WEAKS];
+
+static void count_fin(void *env)
+{
+    __atomic_fetch_add(&fin_count[(intptr_t)env], 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t caf_entries;
+static StgClosure *caf_entry(Capability *cap, StgClosure *self, StgClosure **fv)
+{
+    (void)self;
+    (void)fv;
+    caf_entries++;
+    Thread t;
+    memset(&t, 0, sizeof t);
+    rng_init(&t.rng, 7);
+    ListSum s;
+    return new_list(cap, &t, &s);
+}
+static const StgInfoTable caf_info = HS_THUNK_STATIC_INFO(caf_entry, NULL, "test:nmCAF");
+static StgCAF the_caf = HS_CAF(&caf_info);
+
+/* Start a cycle and let it end (the mark thread works between the collections). */
+static void whole_cycle(void)
+{
+    uint64_t c = nm_cycles();
+    nm_request_cycle();
+    performGC();
+    while (nm_cycles() == c) {
+        sched_yield();
+        performGC();
+    }
+}
+
+/*
+ * Key i, value i (a list only the weak reaches), weak i, each in an array
+ * (old by the time the cycles run). Kinds by i % 4:
+ *   0: kept;  1: the key dies before a cycle starts, and during that cycle the
+ *   program dereferences the weak (alive until the final pause decides) and
+ *   stores the value (the dereference's barrier must report it: nothing else
+ *   in the snapshot reaches it);  2: the key dies during a cycle (the
+ *   snapshot saw it: it dies at the next one);  3: the key dies and the weak
+ *   object too.
+ */
+START_TEST(weaks_names_cafs)
+{
+    test_start_rts("check_thr_nonmoving", "-xn -N2", 1);
+    Capability *cap = rts_lock();
+    Thread t;
+    memset(&t, 0, sizeof t);
+    t.name = "weaks";
+    rng_init(&t.rng, test_seed("weaks_names_cafs"));
+    memset(fin_count, 0, sizeof fin_count);
+    caf_entries = 0;
+    StgClosure **r = rts_push_roots(cap, 6);
+    /* r[0] keys, r[1] weaks, r[2] values kept by the program, r[3] stable names, r[4] tmp */
+    for (int k = 0; k < 4; k++)
+        r[k] = (StgClosure *)rts_new_array(cap, N_WEAKS, NULL);
+    ListSum vsum[N_WEAKS];
+    StgWord sn_int[N_WEAKS];
+    for (intptr_t i = 0; i < N_WEAKS; i++) {
+        ListSum ks;
+        r[4] = new_list(cap, &t, &ks);
+        rts_write_array(cap, (StgMutArrPtrs *)r[0], (StgWord)i, r[4]);
+        r[5] = new_list(cap, &t, &vsum[i]);
+        StgWeak *w = rts_mk_weak(cap, ((StgMutArrPtrs *)r[0])->payload[i], r[5], count_fin,
+                                 (void *)i);
+        rts_write_array(cap, (StgMutArrPtrs *)r[1], (StgWord)i, (StgClosure *)w);
+        StgStableName *sn = rts_make_stable_name(cap, ((StgMutArrPtrs *)r[0])->payload[i]);
+        sn_int[i] = rts_stable_name_to_int(sn);
+        rts_write_array(cap, (StgMutArrPtrs *)r[3], (StgWord)i, (StgClosure *)sn);
+    }
+    r[4] = r[5] = NULL;
+    StgClosure *cv = rts_eval(cap, (StgClosure *)&the_caf);
+    ListSum caf_sum;
+    list_sum(cv, &caf_sum);
+    performMajorGC();
+    performMajorGC();
+
+    /* Kind 1: keys die before the cycle; kind 3 likewise, with their weak objects. */
+    for (int i = 0; i < N_WEAKS; i++)
+        if (i % 4 == 1 || i % 4 == 3) {
+            rts_write_array(cap, (StgMutArrPtrs *)r[0], (StgWord)i, NULL);
+            if (i % 4 == 3)
+                rts_write_array(cap, (StgMutArrPtrs *)r[1], (StgWord)i, NULL);
+        }
+    uint64_t c0 = nm_cycles();
+    nm_request_cycle();
+    performGC(); /* START */
+    ck_assert(nm_cycle_running());
+    for (int i = 0; i < N_WEAKS; i++) {
+        StgMutArrPtrs *ws = (StgMutArrPtrs *)r[1];
+        if (i % 4 == 1) {
+            StgClosure *v;
+            ck_assert(rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
+            rts_write_array(cap, (StgMutArrPtrs *)r[2], (StgWord)i, v);
+        } else if (i % 4 == 2) {
+            rts_write_array(cap, (StgMutArrPtrs *)r[0], (StgWord)i, NULL);
+        }
+        busy(&t);
+    }
+    while (nm_cycles() == c0) {
+        sched_yield();
+        performGC();
+    }
+    /* Kind 1 and 3 are dead now (their finalizers ran once), kind 2 not yet. */
+    for (int i = 0; i < N_WEAKS; i++)
+        ck_assert_msg(fin_count[i] == (i % 4 == 1 || i % 4 == 3),
+                      "weak %d: finalizer ran %d times after the first cycle", i, fin_count[i]);
+    whole_cycle();
+    whole_cycle();
+    performMajorGC();
+
+    for (int i = 0; i < N_WEAKS; i++) {
+        StgMutArrPtrs *ks = (StgMutArrPtrs *)r[0], *ws = (StgMutArrPtrs *)r[1];
+        StgMutArrPtrs *vs = (StgMutArrPtrs *)r[2], *ns = (StgMutArrPtrs *)r[3];
+        ck_assert_msg(fin_count[i] == (i % 4 != 0), "weak %d: finalizer ran %d times", i,
+                      fin_count[i]);
+        ListSum s;
+        StgClosure *v;
+        switch (i % 4) {
+        case 0:
+            ck_assert(rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
+            list_sum(v, &s);
+            ck_assert(s.len == vsum[i].len && s.sum == vsum[i].sum);
+            /* The key's stable name is the one made before the cycles. */
+            ck_assert_uint_eq(
+                rts_stable_name_to_int(rts_make_stable_name(cap, ks->payload[i])), sn_int[i]);
+            ck_assert_uint_eq(rts_stable_name_to_int((StgStableName *)ns->payload[i]),
+                              sn_int[i]);
+            break;
+        case 1:
+            ck_assert(!rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
+            list_sum(vs->payload[i], &s);
+            ck_assert_msg(s.len == vsum[i].len && s.sum == vsum[i].sum,
+                          "weak %d: the value the program took during the mark was damaged", i);
+            break;
+        case 2:
+            ck_assert(!rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
+            break;
+        default:
+            break;
+        }
+    }
+    /* The CAF kept its value (entered once) through every cycle. */
+    ListSum cs;
+    list_sum(rts_eval(cap, (StgClosure *)&the_caf), &cs);
+    ck_assert(cs.len == caf_sum.len && cs.sum == caf_sum.sum);
+    ck_assert_uint_eq(caf_entries, 1);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("thr_nonmoving");
     TCase *tc = tcase_create("concurrent");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, mutate_while_marking, 0, N_CONFIGS);
+    tcase_add_test(tc, weaks_names_cafs);
     suite_add_tcase(s, tc);
     return s;
 }
