@@ -447,6 +447,14 @@ START_TEST(weaks_names_cafs)
         rts_write_array(cap, (StgMutArrPtrs *)r[3], (StgWord)i, (StgClosure *)sn);
     }
     r[4] = r[5] = NULL;
+    /* Ballast: old data enough that the mark still runs while the values below are taken. */
+    for (StgWord k = 0; k < 500000; k++) {
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+        c->info = &cell_info;
+        c->payload[0] = r[4];
+        ((StgWord *)c->payload)[1] = k;
+        r[4] = TAG_CLOSURE(1, c);
+    }
     StgClosure *cv = rts_eval(cap, (StgClosure *)&the_caf);
     ListSum caf_sum;
     list_sum(cv, &caf_sum);
@@ -467,14 +475,18 @@ START_TEST(weaks_names_cafs)
     for (int i = 0; i < N_WEAKS; i++) {
         StgMutArrPtrs *ws = (StgMutArrPtrs *)r[1];
         if (i % 4 == 1) {
+            /* Kept in a new object: promoted during the mark, so never traced by it. */
             StgClosure *v;
             ck_assert(rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
-            rts_write_array(cap, (StgMutArrPtrs *)r[2], (StgWord)i, v);
+            StgMutVar *mv = rts_new_mut_var(cap, v);
+            rts_write_array(cap, (StgMutArrPtrs *)r[2], (StgWord)i, (StgClosure *)mv);
         } else if (i % 4 == 2) {
             rts_write_array(cap, (StgMutArrPtrs *)r[0], (StgWord)i, NULL);
         }
         busy(&t);
     }
+    performGC();
+    performGC();
     while (nm_cycles() == c0) {
         sched_yield();
         performGC();
@@ -507,7 +519,7 @@ START_TEST(weaks_names_cafs)
             break;
         case 1:
             ck_assert(!rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
-            list_sum(vs->payload[i], &s);
+            list_sum(rts_read_mut_var((StgMutVar *)vs->payload[i]), &s);
             ck_assert_msg(s.len == vsum[i].len && s.sum == vsum[i].sum,
                           "weak %d: the value the program took during the mark was damaged", i);
             break;
