@@ -449,8 +449,11 @@ void nm_pause_mark_thread(void)
 void nm_resume_mark_thread(void)
 {
     paused = false;
+    pthread_mutex_lock(&upd_lock);
+    bool work = nm_cycle_running() && (sp > 0 || full_chunks != NULL);
+    pthread_mutex_unlock(&upd_lock);
     pthread_mutex_unlock(&mark_lock);
-    if (cycle && (sp > 0 || full_chunks != NULL)) {
+    if (work) {
         start_thread();
         post_work();
     }
@@ -493,7 +496,8 @@ void nm_pause_begin(NmPause pause)
                 cap_chunk[c] = new_chunk();
             n_cap_chunk = n_capabilities;
         }
-        cycle_mark_cpu_ns = cycle_mark_elapsed_ns = 0;
+        __atomic_store_n(&cycle_mark_cpu_ns, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&cycle_mark_elapsed_ns, 0, __ATOMIC_RELAXED);
         break;
     case NM_PAUSE_FINAL: {
         ASSERT(cycle);
