@@ -1,8 +1,9 @@
 /*
  * The nonmoving policy (-xn, --nonmoving-gc): the oldest generation is a
  * segregated-fit heap of segments, marked in place and swept; nothing in it
- * ever moves. This is the vanilla-way step: the mark is the shared
- * stop-the-world mark (mark.h), as GHC's non-threaded RTS marks.
+ * ever moves. In the vanilla way the mark is the shared stop-the-world
+ * mark (mark.h), as GHC's non-threaded RTS marks; in the threaded way it is
+ * the concurrent mark of nonmoving_mark.c (Note [The concurrent mark]).
  *
  * Note [Nonmoving segments]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -52,16 +53,15 @@
  * the block allocator here. Each class's occupancy (live slots / slots) is
  * recorded (nm_class_census; -Dn prints it after every sweep).
  *
- * Where the concurrent mark will plug in (a later step): the snapshot's
- * marks are the same epoch bytes, set by a mark thread while mutators run;
- * allocation during the concurrent mark already follows the rule above
- * (neither epoch), and the objects allocated while marking get the new
- * epoch (allocate black), exactly as promotion in a major collection does
- * now. The allocator then needs one current segment per capability (the
- * NmAlloc struct below is the per-allocator state to replicate), the
- * barrier's remembered values go to mark.c's stack through nm_mark, and the
- * sweep, which touches a segment only through its own header and bytes,
- * can run segment by segment concurrently.
+ * The concurrent mark (threaded way, nonmoving_mark.c) sets the same
+ * epoch bytes from its own thread; promotion while it runs follows the rule
+ * above (neither epoch) and gives the new epoch (allocate black). The
+ * allocator is still one for all (collections that promote here run on one
+ * GC thread, and the mark thread never allocates); the sweep runs in the
+ * final pause, though it touches a segment only through its own header and
+ * bytes and could run segment by segment concurrently. Between the pauses
+ * of a cycle the previous epoch's slots may be alive as well (nm_walk,
+ * nm_is_live_slot), and the live counts are not kept (nm_check waits).
  */
 #include "sm/nonmoving.h"
 

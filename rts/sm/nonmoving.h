@@ -1,8 +1,10 @@
 /*
  * The nonmoving old generation (--nonmoving-gc, -xn): segments of
  * one-size slots, an epoch byte per slot, marked by the shared
- * stop-the-world mark (mark.h) and swept segment by segment. See Note
- * [Nonmoving segments] in nonmoving.c.
+ * stop-the-world mark (mark.h) in the vanilla way and concurrently in the
+ * threaded way (nonmoving_mark.c), and swept segment by segment. See Notes
+ * [Nonmoving segments] in nonmoving.c and [The concurrent mark] in
+ * nonmoving_mark.c.
  */
 #ifndef RTS_SM_NONMOVING_H
 #define RTS_SM_NONMOVING_H
@@ -22,8 +24,10 @@
  * BF_MARKED and not BF_EVACUATED; the segment is on exactly one list of its
  * size class (the current one, active or filled) and on the generation's
  * block list (through its head descriptor's link); `live` counts the slots
- * whose epoch byte is the current epoch; no slot below `next_free` is free.
- * Guarded by the world being stopped (every change happens in a collection).
+ * whose epoch byte is the current epoch (not kept while a concurrent mark
+ * runs); no slot below `next_free` is free. Guarded by the world being
+ * stopped (every change happens in a collection), except the epoch bytes,
+ * which the concurrent mark's thread sets (atomically) holding mark_lock.
  */
 typedef struct NmSegment_ {
     struct NmSegment_ *link; /* the size class's list this segment is on */
@@ -84,9 +88,9 @@ typedef enum {
 /* The pause in progress (set by gc.c, world stopped). */
 extern NmPause nm_pause;
 
-bool nm_concurrent(void);     /* this runtime marks the nonmoving heap concurrently */
-bool nm_cycle_running(void);  /* between a START pause and its FINAL */
-uint64_t nm_cycles(void);     /* concurrent cycles completed */
+bool nm_concurrent(void);    /* this runtime marks the nonmoving heap concurrently */
+bool nm_cycle_running(void); /* between a START pause and its FINAL */
+uint64_t nm_cycles(void);    /* concurrent cycles completed */
 /* Around a pause (world stopped): stop / restart the mark thread; flushes the capabilities'
  * update remembered sets. */
 void nm_pause_mark_thread(void);
@@ -117,7 +121,7 @@ bool nm_take_cycle_request(void);
 void nm_verify(void);
 
 /* nonmoving.c's side of the cycle. */
-void nm_new_epoch(void);                 /* START: a new epoch; marking until the sweep */
+void nm_new_epoch(void);                  /* START: a new epoch; marking until the sweep */
 void nm_set_segments_marked(bool marked); /* segments' flags: BF_MARKED for a pause, or not */
 bool nm_slot_marked(const StgClosure *q, const bdescr *bd);
 

@@ -35,6 +35,10 @@
  *    Note [Blackholed free variables] in scan.h). Weak objects' fields are
  *    left to the final pause. A TSO or STACK first met by the tracer is left
  *    for the final pause to scan (their fields change without barriers).
+ *    In the start pause, weak objects, values and finalizers in the
+ *    nonmoving heap are not greyed (weak.c asks nm_weak_field_deferred):
+ *    every key there is alive for a minor collection, and marking the
+ *    weaks would keep alive every weak whose key is another weak.
  *
  *  Barriers: every overwritten value a barriered write, CAS, thunk update
  *    (the thunk's free variables: rts_update_thunk, reached from eval.c's
@@ -62,7 +66,12 @@
  *    generation keeps its epoch: segments carry BF_MARKED again, candidate
  *    large objects not marked are from-space, the remembered sets are
  *    roots (objects the mark traced are not scanned again, and their young
- *    fields are found there), and the pause drains what it greys. Weak
+ *    fields are found there), and the pause drains what it greys. Both the
+ *    START and the FINAL pause scan the remembered sets with the segments
+ *    already BF_MARKED, so what a dead remembered object points to lives
+ *    one more cycle (greying only after that scan lost a reachable object
+ *    under -G3 in check_thr_nonmoving, a case not understood yet). Dead
+ *    objects leave the remembered sets before the sweep. Weak
  *    pointers are decided here (a key whose slot is not marked is dead,
  *    weak.c queues the finalizer once), stable names likewise; then, in
  *    the debug ways with -DS, a stop-the-world trace checks that everything
@@ -118,7 +127,8 @@ static StgWord sp, stack_cap;
 /* TSOs and STACKs to scan in a pause (guarded by mark_lock). */
 static StgClosure **deferred;
 static StgWord n_deferred, deferred_cap;
-/* Large objects of the nonmoving generation the start pause did not reach, and those marked since. */
+/* Large objects of the nonmoving generation the start pause did not reach, and those marked since.
+ */
 static PtrSet cand_large, marked_large;
 
 #define UPD_CHUNK 254
@@ -380,8 +390,7 @@ static void *mark_main(void *arg)
             pthread_mutex_unlock(&mark_lock);
         }
         __atomic_fetch_add(&cycle_mark_cpu_ns, os_time_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0,
-                           __ATOMIC_RELAXED);
+        __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&ctl_lock);
     }
     pthread_mutex_unlock(&ctl_lock);

@@ -363,15 +363,16 @@ START_TEST(mutate_while_marking)
         writes += th[k].writes;
     }
     uint64_t cycles = nm_cycles() - cycles0;
-    fprintf(stderr, "%s: %llu concurrent cycles, %llu ended inside a round, %llu barriered writes\n",
-            name, (unsigned long long)cycles, (unsigned long long)seen,
-            (unsigned long long)writes);
+    fprintf(stderr,
+            "%s: %llu concurrent cycles, %llu ended inside a round, %llu barriered writes\n", name,
+            (unsigned long long)cycles, (unsigned long long)seen, (unsigned long long)writes);
     ck_assert_uint_ge(cycles, (uint64_t)rounds() / 4);
     hs_exit();
 }
 END_TEST
 
-/* --- weak pointers, finalizers, stable names and CAFs across concurrent cycles ------------------ */
+/* --- weak pointers, finalizers, stable names and CAFs across concurrent cycles ------------------
+ */
 
 enum { N_WEAKS = 64 };
 static int fin_count[N_WEAKS];
@@ -439,8 +440,8 @@ START_TEST(weaks_names_cafs)
         r[4] = new_list(cap, &t, &ks);
         rts_write_array(cap, (StgMutArrPtrs *)r[0], (StgWord)i, r[4]);
         r[5] = new_list(cap, &t, &vsum[i]);
-        StgWeak *w = rts_mk_weak(cap, ((StgMutArrPtrs *)r[0])->payload[i], r[5], count_fin,
-                                 (void *)i);
+        StgWeak *w =
+            rts_mk_weak(cap, ((StgMutArrPtrs *)r[0])->payload[i], r[5], count_fin, (void *)i);
         rts_write_array(cap, (StgMutArrPtrs *)r[1], (StgWord)i, (StgClosure *)w);
         StgStableName *sn = rts_make_stable_name(cap, ((StgMutArrPtrs *)r[0])->payload[i]);
         sn_int[i] = rts_stable_name_to_int(sn);
@@ -512,10 +513,9 @@ START_TEST(weaks_names_cafs)
             list_sum(v, &s);
             ck_assert(s.len == vsum[i].len && s.sum == vsum[i].sum);
             /* The key's stable name is the one made before the cycles. */
-            ck_assert_uint_eq(
-                rts_stable_name_to_int(rts_make_stable_name(cap, ks->payload[i])), sn_int[i]);
-            ck_assert_uint_eq(rts_stable_name_to_int((StgStableName *)ns->payload[i]),
+            ck_assert_uint_eq(rts_stable_name_to_int(rts_make_stable_name(cap, ks->payload[i])),
                               sn_int[i]);
+            ck_assert_uint_eq(rts_stable_name_to_int((StgStableName *)ns->payload[i]), sn_int[i]);
             break;
         case 1:
             ck_assert(!rts_deref_weak(cap, (StgWeak *)ws->payload[i], &v));
