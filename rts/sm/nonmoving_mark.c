@@ -83,7 +83,7 @@
  * under the concurrent mark (as with keep_cafs), so the tracer need not
  * follow static reference tables.
  *
- * A forced major collection (performMajorGC, idle, exit, a heap census)
+ * A forced major collection (performMajorGC, idle, exit)
  * finishes a running cycle in the pause, then runs a whole cycle in the
  * same stop: START, the mark drained in the pause, FINAL.
  *
