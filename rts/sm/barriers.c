@@ -32,6 +32,11 @@ void sm_barrier_set_sink(BarrierSink s)
     sink = s;
 }
 
+BarrierSink sm_barrier_get_sink(void)
+{
+    return sink;
+}
+
 void sm_barrier_note(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
 {
     if (sink)

@@ -255,6 +255,7 @@ static NmPause plan_pause(NmPause want, uint32_t *N)
             *N = oldest - 1;
         break;
     case NM_PAUSE_FINAL:
+    case NM_PAUSE_FULL:
         *N = oldest;
         break;
     default:
@@ -275,15 +276,13 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     /* Note [The concurrent mark] in nonmoving_mark.c. */
     nm_pause_mark_thread();
     if (force_major) {
-        /* A full collection now: finish the cycle running, then a whole one in this stop. */
+        /* A full collection now: finish the cycle running, then a whole one in one pause. */
         if (nm_cycle_running()) {
             nm_drain_in_pause();
             collect(cap, true, reason, sync_ns, NM_PAUSE_FINAL);
             sync_ns = 0;
         }
-        collect(cap, true, reason, sync_ns, NM_PAUSE_START);
-        nm_drain_in_pause();
-        collect(cap, true, reason, 0, NM_PAUSE_FINAL);
+        collect(cap, true, reason, sync_ns, NM_PAUSE_FULL);
     } else {
         collect(cap, false, reason, sync_ns, NM_PAUSE_NONE);
     }
@@ -328,7 +327,7 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
      * plan's threads; then the weak phase on this one.
      */
     cur_N = N;
-    cur_remembered_N = pause == NM_PAUSE_FINAL ? N - 1 : N;
+    cur_remembered_N = pause == NM_PAUSE_FINAL || pause == NM_PAUSE_FULL ? N - 1 : N;
     cur_threads = plan.n_threads;
     gc_par_run(&plan, thread_roots);
     if (plan.n_threads > 1)

@@ -432,7 +432,8 @@ static bool nm_scan(gc_thread *gct, generation *gen)
         /* Large objects promoted or relinked, then the pause's own part. */
         if (scav_workspace(gct, &gct->ws[gen->no]))
             work = true;
-        if ((nm_pause == NM_PAUSE_START || nm_pause == NM_PAUSE_FINAL) &&
+        if ((nm_pause == NM_PAUSE_START || nm_pause == NM_PAUSE_FINAL ||
+             nm_pause == NM_PAUSE_FULL) &&
             nm_pause_scan(gct, gen->no))
             work = true;
     } else if (nm_marking) {
@@ -532,10 +533,10 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
     if (!collected)
         return;
 #ifdef DEBUG
-    if (nm_pause == NM_PAUSE_FINAL && rts_flags.debug.sanity)
+    if ((nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL) && rts_flags.debug.sanity)
         nm_verify();
 #endif
-    if (nm_pause == NM_PAUSE_FINAL)
+    if (nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL)
         nm_filter_remembered();
     copying_free_dead_large_objects(gen);
     gen->old_blocks = NULL;

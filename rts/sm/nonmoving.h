@@ -84,6 +84,7 @@ typedef enum {
     NM_PAUSE_START,  /* takes the snapshot, starts the mark */
     NM_PAUSE_DURING, /* a minor collection while the mark runs */
     NM_PAUSE_FINAL,  /* finishes the mark, the weak phase, the sweep */
+    NM_PAUSE_FULL,   /* a whole cycle in one pause (forced major collections) */
 } NmPause;
 /* The pause in progress (set by gc.c, world stopped). */
 extern NmPause nm_pause;

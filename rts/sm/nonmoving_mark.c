@@ -83,9 +83,11 @@
  * under the concurrent mark (as with keep_cafs), so the tracer need not
  * follow static reference tables.
  *
- * A forced major collection (performMajorGC, idle, exit)
- * finishes a running cycle in the pause, then runs a whole cycle in the
- * same stop: START, the mark drained in the pause, FINAL.
+ * A forced major collection (performMajorGC, idle, exit) finishes a
+ * running cycle in the pause (its FINAL), then runs a whole cycle as one
+ * collection, NM_PAUSE_FULL: a new epoch as in START, every large object
+ * from-space, the remembered sets as roots and the mark traced to the end
+ * in the pause as in FINAL, then the weak phase and the sweep.
  *
  * Locking: mark_lock is held by the mark thread while it marks a batch, and
  * by the collector for a whole pause (gc.c: nm_pause_mark_thread), so a
@@ -310,11 +312,14 @@ static void post_work(void)
     pthread_mutex_unlock(&ctl_lock);
 }
 
+/* A sink installed before the cycle began (a test's): it gets every value too, and is put back. */
+static BarrierSink prev_sink;
+
 /* The barrier sink (Note [The barrier word] in barriers.c): runs on the mutator. */
 static void sink(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
 {
-    (void)obj;
-    (void)field;
+    if (prev_sink)
+        prev_sink(cap, obj, field, old);
     StgClosure *p = UNTAG(old);
     if (p == NULL || !HEAP_ALLOCED(p))
         return;
@@ -417,7 +422,9 @@ void nm_mark_exit(void)
         pthread_join(mark_thread, NULL);
         thread_started = false;
     }
-    sm_barrier_set_sink(NULL);
+    if (nm_cycle_running())
+        sm_barrier_set_sink(prev_sink);
+    prev_sink = NULL;
     for (uint32_t c = 0; c < n_cap_chunk; c++)
         free(cap_chunk[c]);
     free(cap_chunk);
@@ -494,6 +501,7 @@ void nm_pause_begin(NmPause pause)
     nm_pause = pause;
     switch (pause) {
     case NM_PAUSE_START:
+    case NM_PAUSE_FULL:
         ASSERT(!cycle && sp == 0);
         nm_new_epoch();
         pause_greys();
@@ -524,7 +532,7 @@ void nm_pause_begin(NmPause pause)
 static void pause_greys(void)
 {
     generation *gen = oldest_gen;
-    if (nm_pause == NM_PAUSE_START) {
+    if (nm_pause == NM_PAUSE_START || nm_pause == NM_PAUSE_FULL) {
         nm_set_segments_marked(true);
         /* Large objects: from-space for the pause (as mark_prepare). */
         gen->old_large_objects = gen->large_objects;
@@ -568,16 +576,22 @@ void nm_pause_end(void)
         gen->old_large_objects = NULL;
         __atomic_store_n(&cycle, true, __ATOMIC_RELEASE);
         cycle_start_ns = os_time_monotonic_ns();
+        prev_sink = sm_barrier_get_sink();
         sm_barrier_set_sink(sink);
         set_barrier(1);
         break;
     case NM_PAUSE_FINAL:
         __atomic_store_n(&cycle, false, __ATOMIC_RELEASE);
         set_barrier(0);
-        sm_barrier_set_sink(NULL);
+        sm_barrier_set_sink(prev_sink);
+        prev_sink = NULL;
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
         __atomic_fetch_add(&cycles, 1, __ATOMIC_RELEASE);
+        break;
+    case NM_PAUSE_FULL:
+        ptrset_clear(&cand_large);
+        ptrset_clear(&marked_large);
         break;
     default:
         break;
@@ -620,7 +634,7 @@ bool nm_pause_scan(gc_thread *gct, uint32_t gen_no)
             scav_one(gct, deferred[--n_deferred], gen_no);
             progress = true;
         }
-        if (nm_pause == NM_PAUSE_FINAL) {
+        if (nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL) {
             while (sp > 0) {
                 trace(stack[--sp], gct);
                 progress = true;
