@@ -14,6 +14,8 @@ typedef void (*BarrierSink)(Capability *cap, StgClosure *obj, StgClosure **field
 
 /* Install the sink before setting any capability's barrier word; NULL removes it. */
 void sm_barrier_set_sink(BarrierSink sink);
+/* The sink installed (NULL: none); the concurrent mark chains to it and puts it back. */
+BarrierSink sm_barrier_get_sink(void);
 
 /* Report one value to the sink (callers test the barrier word first). */
 void sm_barrier_note(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old);

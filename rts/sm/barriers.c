@@ -32,6 +32,11 @@ void sm_barrier_set_sink(BarrierSink s)
     sink = s;
 }
 
+BarrierSink sm_barrier_get_sink(void)
+{
+    return sink;
+}
+
 void sm_barrier_note(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
 {
     if (sink)
@@ -42,6 +47,16 @@ void rts_write_barrier_slow(Capability *cap, StgClosure *obj, StgClosure **field
 {
     startup_require_running("rts_write_barrier_slow");
     sm_barrier_note(cap, obj, field, old);
+}
+
+/*
+ * A mutable object's new header (clean/dirty, frozen/thawed). A concurrent
+ * mark may be reading it (Note [The concurrent mark] in nonmoving_mark.c):
+ * an atomic store (relaxed: a plain move), as its loads are.
+ */
+RTS_INLINE void set_header(StgClosure *q, const StgInfoTable *info)
+{
+    __atomic_store_n(&q->info, info, __ATOMIC_RELAXED);
 }
 
 /* Record p if it lives in an old generation. */
@@ -55,21 +70,21 @@ RTS_INLINE void remember(Capability *cap, StgClosure *p)
 void rts_dirty_mut_var(Capability *cap, StgMutVar *mv)
 {
     startup_require_running("rts_dirty_mut_var");
-    mv->info = &stg_MUT_VAR_DIRTY_info;
+    set_header((StgClosure *)mv, &stg_MUT_VAR_DIRTY_info);
     remember(cap, (StgClosure *)mv);
 }
 
 void rts_dirty_mut_arr(Capability *cap, StgMutArrPtrs *a)
 {
     startup_require_running("rts_dirty_mut_arr");
-    a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
+    set_header((StgClosure *)a, &stg_MUT_ARR_PTRS_DIRTY_info);
     remember(cap, (StgClosure *)a);
 }
 
 void rts_dirty_small_mut_arr(Capability *cap, StgSmallMutArrPtrs *a)
 {
     startup_require_running("rts_dirty_small_mut_arr");
-    a->info = &stg_SMALL_MUT_ARR_PTRS_DIRTY_info;
+    set_header((StgClosure *)a, &stg_SMALL_MUT_ARR_PTRS_DIRTY_info);
     remember(cap, (StgClosure *)a);
 }
 
@@ -116,8 +131,13 @@ void rts_update_thunk(Capability *cap, StgClosure *thunk, StgClosure *value)
      * is shared] in eval.c. */
     __atomic_store_n(&((StgInd *)t)->indirectee, value, __ATOMIC_RELAXED);
     /* See Note [Heap walkability] in sm/layout.h. */
-    if (sm_zero_slop)
-        memset((StgWord *)t + SIZEOF_W(StgInd), 0, (size - SIZEOF_W(StgInd)) * sizeof(StgWord));
+    if (sm_zero_slop) {
+        /* Word by word, atomically: a concurrent mark may be reading the free variables (it
+         * had them from the report above). */
+        StgWord *slop = (StgWord *)t + SIZEOF_W(StgInd);
+        for (StgWord i = 0; i < size - SIZEOF_W(StgInd); i++)
+            __atomic_store_n(&slop[i], 0, __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&t->info, &stg_IND_info, __ATOMIC_RELEASE);
     if (HEAP_ALLOCED(t))
         remember(cap, t);
@@ -201,15 +221,16 @@ void rts_freeze_array(Capability *cap, StgMutArrPtrs *a)
     startup_require_running("rts_freeze_array");
     (void)cap;
     /* A dirty one stays where it is remembered until the next collection cleans it. */
-    a->info = a->info == &stg_MUT_ARR_PTRS_DIRTY_info ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info
-                                                      : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+    set_header((StgClosure *)a, a->info == &stg_MUT_ARR_PTRS_DIRTY_info
+                                    ? &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                                    : &stg_MUT_ARR_PTRS_FROZEN_CLEAN_info);
 }
 
 void rts_thaw_array(Capability *cap, StgMutArrPtrs *a)
 {
     startup_require_running("rts_thaw_array");
     bool remembered = a->info == &stg_MUT_ARR_PTRS_FROZEN_DIRTY_info;
-    a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
+    set_header((StgClosure *)a, &stg_MUT_ARR_PTRS_DIRTY_info);
     if (!remembered)
         remember(cap, (StgClosure *)a);
 }
@@ -218,16 +239,16 @@ void rts_freeze_small_array(Capability *cap, StgSmallMutArrPtrs *a)
 {
     startup_require_running("rts_freeze_small_array");
     (void)cap;
-    a->info = a->info == &stg_SMALL_MUT_ARR_PTRS_DIRTY_info
-                  ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
-                  : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info;
+    set_header((StgClosure *)a, a->info == &stg_SMALL_MUT_ARR_PTRS_DIRTY_info
+                                    ? &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info
+                                    : &stg_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN_info);
 }
 
 void rts_thaw_small_array(Capability *cap, StgSmallMutArrPtrs *a)
 {
     startup_require_running("rts_thaw_small_array");
     bool remembered = a->info == &stg_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY_info;
-    a->info = &stg_SMALL_MUT_ARR_PTRS_DIRTY_info;
+    set_header((StgClosure *)a, &stg_SMALL_MUT_ARR_PTRS_DIRTY_info);
     if (!remembered)
         remember(cap, (StgClosure *)a);
 }

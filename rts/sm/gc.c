@@ -29,6 +29,7 @@
 #include "sm/evac.h"
 #include "sm/gc_par.h"
 #include "sm/mut_list.h"
+#include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/roots.h"
 #include "sm/sanity.h"
@@ -40,6 +41,7 @@
 #include "stats/stats.h"
 #include "threads.h"
 #include "trace/trace.h"
+#include "os/os_time.h"
 
 uint64_t gc_count;
 
@@ -186,12 +188,15 @@ static void evac_root(RootVisitor *v, StgClosure **slot, RootKind kind)
  * CAFs): the work is what they reach, which stealing shares.
  */
 static uint32_t cur_N, cur_threads;
+/* Remembered sets of the generations above this one are roots (N, or N - 1 in a concurrent
+ * mark's final pause: Note [The concurrent mark] in nonmoving_mark.c). */
+static uint32_t cur_remembered_N;
 
 static void thread_roots(gc_thread *gct)
 {
     if (gct->index != 0)
         statics_gc_thread_start(gct);
-    scav_mut_lists(gct, saved_mut_lists, cur_N, cur_threads);
+    scav_mut_lists(gct, saved_mut_lists, cur_remembered_N, cur_threads);
     if (gct->index == 0) {
         EvacVisitor ev = {{evac_root}, gct};
         roots_visit(&ev.v, ROOTS_REACHABILITY);
@@ -229,8 +234,66 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
     weak_run_pending();
 }
 
+/*
+ * Which pause of a concurrent cycle this collection is (`want`: a forced
+ * sequence's, or NM_PAUSE_NONE to decide from N), and the N it collects.
+ */
+static NmPause plan_pause(NmPause want, uint32_t *N)
+{
+    uint32_t oldest = n_generations - 1;
+    if (!nm_concurrent())
+        return NM_PAUSE_NONE;
+    if (want == NM_PAUSE_NONE) {
+        if (nm_cycle_running())
+            want = nm_nothing_left() ? NM_PAUSE_FINAL : NM_PAUSE_DURING;
+        else if (*N == oldest || nm_take_cycle_request())
+            want = NM_PAUSE_START;
+    }
+    switch (want) {
+    case NM_PAUSE_START:
+    case NM_PAUSE_DURING:
+        if (*N > oldest - 1)
+            *N = oldest - 1;
+        break;
+    case NM_PAUSE_FINAL:
+    case NM_PAUSE_FULL:
+        *N = oldest;
+        break;
+    default:
+        break;
+    }
+    return want;
+}
+
+static void collect(Capability *cap, bool force_major, GcReason reason, int64_t sync_ns,
+                    NmPause want);
+
 void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int64_t sync_ns)
 {
+    if (!nm_concurrent()) {
+        collect(cap, force_major, reason, sync_ns, NM_PAUSE_NONE);
+        return;
+    }
+    /* Note [The concurrent mark] in nonmoving_mark.c. */
+    nm_pause_mark_thread();
+    if (force_major) {
+        /* A full collection now: finish the cycle running, then a whole one in one pause. */
+        if (nm_cycle_running()) {
+            nm_drain_in_pause();
+            collect(cap, true, reason, sync_ns, NM_PAUSE_FINAL);
+            sync_ns = 0;
+        }
+        collect(cap, true, reason, sync_ns, NM_PAUSE_FULL);
+    } else {
+        collect(cap, false, reason, sync_ns, NM_PAUSE_NONE);
+    }
+    nm_resume_mark_thread();
+}
+
+static void collect(Capability *cap, bool force_major, GcReason reason, int64_t sync_ns,
+                    NmPause want)
+{
+    int64_t pause_t0 = os_time_monotonic_ns(), pause_cpu0 = os_time_process_cpu_ns();
     stats_gc_start();
     if (rts_flags.gc.ring_bell) {
         fputc('\a', stderr);
@@ -242,6 +305,7 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     uint64_t allocated_words = sm_allocated_since_gc();
 
     uint32_t N = trigger_choose_gen(force_major || trace_heap_census_due());
+    NmPause pause = plan_pause(want, &N);
     bool major = N == n_generations - 1;
 
 #ifdef DEBUG
@@ -252,8 +316,11 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     GcParPlan plan = gc_par_plan(N);
     gc_thread *gct = gc_par_thread(0);
     cur_leader_no = cap ? cap->no : 0;
+    if (pause != NM_PAUSE_NONE)
+        nm_pause_begin(pause);
     prepare(gct, N, plan.n_threads);
-    statics_gc_start(gct, major);
+    /* Under the concurrent mark CAFs are roots in every pause (Note [The concurrent mark]). */
+    statics_gc_start(gct, major && !nm_concurrent());
     weak_gc_start();
 
     /*
@@ -261,6 +328,7 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
      * plan's threads; then the weak phase on this one.
      */
     cur_N = N;
+    cur_remembered_N = pause == NM_PAUSE_FINAL || pause == NM_PAUSE_FULL ? N - 1 : N;
     cur_threads = plan.n_threads;
     gc_par_run(&plan, thread_roots);
     if (plan.n_threads > 1)
@@ -285,6 +353,8 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     /* Finish (Note [Generation policies] in policy.h). */
     for (uint32_t g = 0; g < n_generations; g++)
         generations[g].policy->finish(gct, &generations[g], g <= N);
+    if (pause != NM_PAUSE_NONE)
+        nm_pause_end();
     for (uint32_t g = 0; g <= N; g++) {
         generation *gen = &generations[g];
         gen->collections++;
@@ -362,4 +432,10 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     }
     trace_heap_census_after_gc(cap, major);
     stats_gc_end(cap, &rec);
+    if (pause == NM_PAUSE_FINAL) {
+        int64_t mark_cpu, mark_elapsed, cycle_elapsed;
+        nm_cycle_times(&mark_cpu, &mark_elapsed, &cycle_elapsed);
+        stats_nonmoving_cycle(mark_cpu, cycle_elapsed, os_time_process_cpu_ns() - pause_cpu0,
+                              os_time_monotonic_ns() - pause_t0);
+    }
 }

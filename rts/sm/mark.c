@@ -109,6 +109,11 @@ void mark_object(gc_thread *gct, StgClosure *q, bdescr *bd)
 {
     (void)gct;
     if (bd->flags & BF_NONMOVING) {
+        if (nm_pause != NM_PAUSE_NONE) {
+            /* A pause of the concurrent mark: Note [The concurrent mark]. */
+            nm_grey(gct, q, bd);
+            return;
+        }
         /* A segment's slot: its epoch byte is the mark (Note [Nonmoving segments]). */
         if (!nm_mark(q, bd))
             return;

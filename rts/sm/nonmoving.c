@@ -1,8 +1,9 @@
 /*
  * The nonmoving policy (-xn, --nonmoving-gc): the oldest generation is a
  * segregated-fit heap of segments, marked in place and swept; nothing in it
- * ever moves. This is the vanilla-way step: the mark is the shared
- * stop-the-world mark (mark.h), as GHC's non-threaded RTS marks.
+ * ever moves. In the vanilla way the mark is the shared stop-the-world
+ * mark (mark.h), as GHC's non-threaded RTS marks; in the threaded way it is
+ * the concurrent mark of nonmoving_mark.c (Note [The concurrent mark]).
  *
  * Note [Nonmoving segments]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -54,16 +55,15 @@
  * the block allocator here. Each class's occupancy (live slots / slots) is
  * recorded (nm_class_census; -Dn prints it after every sweep).
  *
- * Where the concurrent mark will plug in (a later step): the snapshot's
- * marks are the same epoch bytes, set by a mark thread while mutators run;
- * allocation during the concurrent mark already follows the rule above
- * (neither epoch), and the objects allocated while marking get the new
- * epoch (allocate black), exactly as promotion in a major collection does
- * now. The allocator then needs one current segment per capability (the
- * NmAlloc struct below is the per-allocator state to replicate), the
- * barrier's remembered values go to mark.c's stack through nm_mark, and the
- * sweep, which touches a segment only through its own header and bytes,
- * can run segment by segment concurrently.
+ * The concurrent mark (threaded way, nonmoving_mark.c) sets the same
+ * epoch bytes from its own thread; promotion while it runs follows the rule
+ * above (neither epoch) and gives the new epoch (allocate black). The
+ * allocator is still one for all (collections that promote here run on one
+ * GC thread, and the mark thread never allocates); the sweep runs in the
+ * final pause, though it touches a segment only through its own header and
+ * bytes and could run segment by segment concurrently. Between the pauses
+ * of a cycle the previous epoch's slots may be alive as well (nm_walk,
+ * nm_is_live_slot), and the live counts are not kept (nm_check waits).
  */
 #include "sm/nonmoving.h"
 
@@ -104,6 +104,8 @@ static SlotRun *runs;                                /* [n_classes]: the open ru
 
 static uint8_t epoch = 1, prev_epoch;
 bool nm_marking;
+/* The segments carry BF_MARKED (a stop-the-world mark, or a pause of a concurrent cycle). */
+static bool segs_marked;
 /* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
 static uint64_t swept_live, swept_slots;
 
@@ -225,6 +227,7 @@ void nm_init(void)
     epoch = 1;
     prev_epoch = 0;
     nm_marking = false;
+    segs_marked = false;
     swept_live = swept_slots = 0;
     pending_head = n_pending = 0;
 }
@@ -232,6 +235,7 @@ void nm_init(void)
 /* The segments themselves are the generation's blocks: sm_exit frees them. */
 void nm_exit(void)
 {
+    nm_mark_exit();
     free(allocs);
     allocs = NULL;
     free(runs);
@@ -269,7 +273,7 @@ static void set_segment_flags(bdescr *head, uint16_t flags)
 
 static uint16_t segment_flags(void)
 {
-    return (uint16_t)(BF_NONMOVING | (nm_marking ? BF_MARKED : BF_EVACUATED));
+    return (uint16_t)(BF_NONMOVING | (segs_marked ? BF_MARKED : BF_EVACUATED));
 }
 
 static NmSegment *new_segment(generation *gen, uint32_t cls)
@@ -479,9 +483,31 @@ static bool scan_promoted(gc_thread *gct, generation *gen)
     }
 }
 
+void nm_new_epoch(void)
+{
+    prev_epoch = epoch;
+    epoch = next_epoch(epoch);
+    nm_marking = true;
+}
+
+void nm_set_segments_marked(bool marked)
+{
+    segs_marked = marked;
+    for (bdescr *bd = oldest_gen->blocks; bd; bd = bd->link)
+        set_segment_flags(bd, segment_flags());
+}
+
+bool nm_slot_marked(const StgClosure *q, const bdescr *bd)
+{
+    NmSegment *s = segment_of_bd(bd);
+    return __atomic_load_n(&s->mark[slot_index(s, q)], __ATOMIC_RELAXED) == epoch;
+}
+
 static void nm_prepare(gc_thread *gct, generation *gen)
 {
     (void)gct;
+    if (nm_pause != NM_PAUSE_NONE)
+        return; /* a concurrent cycle's final pause: nm_pause_begin did it */
     /* Large objects, the mark stack: as every marked generation (the segments are not MarkInfo
      * blocks). */
     bdescr *segs = gen->blocks;
@@ -492,11 +518,8 @@ static void nm_prepare(gc_thread *gct, generation *gen)
     gen->blocks = segs;
     gen->n_blocks = n_blocks;
     gen->n_words = 0; /* the sweep counts what lives */
-    prev_epoch = epoch;
-    epoch = next_epoch(epoch);
-    nm_marking = true;
-    for (bdescr *bd = segs; bd; bd = bd->link)
-        set_segment_flags(bd, segment_flags());
+    nm_new_epoch();
+    nm_set_segments_marked(true);
 }
 
 bool nm_mark(StgClosure *q, bdescr *bd)
@@ -504,10 +527,14 @@ bool nm_mark(StgClosure *q, bdescr *bd)
     NmSegment *s = segment_of_bd(bd);
     uint32_t i = slot_index(s, q);
     ASSERT(i < s->n_slots && (StgPtr)q == slot_addr(s, i));
-    if (s->mark[i] == epoch)
+    /* Atomic: tests read the bytes (nm_is_live_slot) while the mark thread writes them. */
+    uint8_t b = __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
+    if (b == epoch)
         return false;
-    ASSERT(s->mark[i] == prev_epoch); /* only what lived before can be reached */
-    s->mark[i] = epoch;
+    if (b != prev_epoch)
+        msg_barf("nonmoving: marking %p, a free slot (epoch byte %u; epoch %u)", (void *)q, b,
+                 epoch);
+    __atomic_store_n(&s->mark[i], epoch, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -527,7 +554,15 @@ static bool nm_scan(gc_thread *gct, generation *gen)
     bool work = false;
     if (scan_promoted(gct, gen))
         work = true;
-    if (nm_marking) {
+    if (nm_concurrent()) {
+        /* Large objects promoted or relinked, then the pause's own part. */
+        if (scav_workspace(gct, &gct->ws[gen->no]))
+            work = true;
+        if ((nm_pause == NM_PAUSE_START || nm_pause == NM_PAUSE_FINAL ||
+             nm_pause == NM_PAUSE_FULL) &&
+            nm_pause_scan(gct, gen->no))
+            work = true;
+    } else if (nm_marking) {
         if (mark_scan(gct, gen))
             work = true;
     } else if (scav_workspace(gct, &gct->ws[gen->no])) {
@@ -538,6 +573,8 @@ static bool nm_scan(gc_thread *gct, generation *gen)
 
 static StgClosure *nm_is_alive(const bdescr *bd, StgClosure *q)
 {
+    if (nm_pause == NM_PAUSE_START)
+        return q; /* the start pause collects the young generations only */
     if (bd->flags & BF_NONMOVING) {
         NmSegment *s = segment_of_bd(bd);
         return s->mark[slot_index(s, q)] == epoch ? q : NULL;
@@ -623,14 +660,20 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
     copying_finish_workspace(gct, &gct->ws[gen->no]);
     if (!collected)
         return;
+#ifdef DEBUG
+    if ((nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL) && rts_flags.debug.sanity)
+        nm_verify();
+#endif
+    if (nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL)
+        nm_filter_remembered();
     copying_free_dead_large_objects(gen);
     gen->old_blocks = NULL;
     gen->n_old_blocks = 0;
     sweep(gen);
     nm_marking = false;
-    for (bdescr *bd = gen->blocks; bd; bd = bd->link)
-        set_segment_flags(bd, segment_flags());
-    mark_done();
+    nm_set_segments_marked(false);
+    if (nm_pause == NM_PAUSE_NONE)
+        mark_done();
 #ifdef DEBUG
     if (rts_flags.debug.nonmoving_gc) {
         msg_debug("nonmoving: epoch %u, occupancy %.3f\n", epoch, nm_occupancy());
@@ -646,12 +689,18 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
 #endif
 }
 
+/* Between the pauses of a concurrent cycle the previous epoch's slots may be alive too. */
+static bool slot_in_use(uint8_t b)
+{
+    return b == epoch || (nm_marking && b == prev_epoch);
+}
+
 static void nm_walk(generation *gen, void (*f)(StgClosure *q, void *ctx), void *ctx)
 {
     for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
         NmSegment *s = (NmSegment *)bd->start;
         for (uint32_t i = 0; i < s->n_slots; i++)
-            if (s->mark[i] == epoch)
+            if (slot_in_use(__atomic_load_n(&s->mark[i], __ATOMIC_RELAXED)))
                 f((StgClosure *)slot_addr(s, i), ctx);
     }
     copying_walk_large(gen, f, ctx);
@@ -673,8 +722,10 @@ static void nm_check(const generation *gen)
     uint32_t g = gen->no;
     StgWord blocks = 0, words = 0, segments = 0, listed = 0;
     uint8_t next = next_epoch(epoch);
-    if (nm_marking)
+    if (nm_marking && !nm_cycle_running())
         msg_barf("nonmoving: checked while marking");
+    if (nm_marking)
+        return; /* the mark thread may be setting epoch bytes: the counts are not kept */
     for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
         NmSegment *s = (NmSegment *)bd->start;
         if (bd->blocks != NM_SEGMENT_BLOCKS)
@@ -781,5 +832,6 @@ bool nm_is_live_slot(const StgClosure *q)
     if ((const StgWord *)q < s->slots || (const StgWord *)q >= slot_addr(s, s->n_slots))
         return false;
     uint32_t i = slot_index(s, q);
-    return (const StgWord *)q == slot_addr(s, i) && s->mark[i] == epoch;
+    return (const StgWord *)q == slot_addr(s, i) &&
+           slot_in_use(__atomic_load_n(&s->mark[i], __ATOMIC_RELAXED));
 }

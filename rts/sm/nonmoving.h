@@ -1,8 +1,10 @@
 /*
  * The nonmoving old generation (--nonmoving-gc, -xn): segments of
  * one-size slots, an epoch byte per slot, marked by the shared
- * stop-the-world mark (mark.h) and swept segment by segment. See Note
- * [Nonmoving segments] in nonmoving.c.
+ * stop-the-world mark (mark.h) in the vanilla way and concurrently in the
+ * threaded way (nonmoving_mark.c), and swept segment by segment. See Notes
+ * [Nonmoving segments] in nonmoving.c and [The concurrent mark] in
+ * nonmoving_mark.c.
  */
 #ifndef RTS_SM_NONMOVING_H
 #define RTS_SM_NONMOVING_H
@@ -22,8 +24,10 @@
  * BF_MARKED and not BF_EVACUATED; the segment is on exactly one list of its
  * size class (the current one, active or filled) and on the generation's
  * block list (through its head descriptor's link); `live` counts the slots
- * whose epoch byte is the current epoch; no slot below `next_free` is free.
- * Guarded by the world being stopped (every change happens in a collection).
+ * whose epoch byte is the current epoch (not kept while a concurrent mark
+ * runs); no slot below `next_free` is free. Guarded by the world being
+ * stopped (every change happens in a collection), except the epoch bytes,
+ * which the concurrent mark's thread sets (atomically) holding mark_lock.
  */
 typedef struct NmSegment_ {
     struct NmSegment_ *link; /* the size class's list this segment is on */
@@ -72,5 +76,54 @@ double nm_occupancy(void);
 double nm_mean_sweep_occupancy(void);
 /* Is q a live slot of the nonmoving heap (tests)? */
 bool nm_is_live_slot(const StgClosure *q);
+
+/* --- the concurrent mark (threaded way; nonmoving_mark.c, Note [The concurrent mark]) --- */
+
+typedef enum {
+    NM_PAUSE_NONE,   /* not a pause of a concurrent cycle (or the vanilla way's mark) */
+    NM_PAUSE_START,  /* takes the snapshot, starts the mark */
+    NM_PAUSE_DURING, /* a minor collection while the mark runs */
+    NM_PAUSE_FINAL,  /* finishes the mark, the weak phase, the sweep */
+    NM_PAUSE_FULL,   /* a whole cycle in one pause (forced major collections) */
+} NmPause;
+/* The pause in progress (set by gc.c, world stopped). */
+extern NmPause nm_pause;
+
+bool nm_concurrent(void);    /* this runtime marks the nonmoving heap concurrently */
+bool nm_cycle_running(void); /* between a START pause and its FINAL */
+uint64_t nm_cycles(void);    /* concurrent cycles completed */
+/* Around a pause (world stopped): stop / restart the mark thread; flushes the capabilities'
+ * update remembered sets. */
+void nm_pause_mark_thread(void);
+void nm_resume_mark_thread(void);
+/* The mark had run dry when this pause began (the capabilities' unflushed remembered sets
+ * aside, which the final pause marks itself): the FINAL may run. */
+bool nm_nothing_left(void);
+/* Mark everything left, in the pause (forced collections). */
+void nm_drain_in_pause(void);
+void nm_pause_begin(NmPause pause);
+void nm_pause_end(void);
+/* A pause's part of the generation's scan. */
+bool nm_pause_scan(gc_thread *gct, uint32_t gen_no);
+/* mark_object's nonmoving case under the concurrent mark: grey q. */
+void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd);
+/* This cycle so far: the mark thread's CPU and busy time, and the time since the START. */
+void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cycle_elapsed_ns);
+/* Shut-down: stop the mark thread, free its state. */
+void nm_mark_exit(void);
+/* weak.c: a weak's value or finalizer p is left to the final pause (a START pause, p old). */
+bool nm_weak_field_deferred(const StgClosure *p);
+/* The final pause, before the sweep: drop the dead from the generation's remembered sets. */
+void nm_filter_remembered(void);
+/* Tests: the next collection outside a cycle starts one (a START pause). */
+void nm_request_cycle(void);
+bool nm_take_cycle_request(void);
+/* Debug ways: every object reachable from the roots is marked (barfs if not). */
+void nm_verify(void);
+
+/* nonmoving.c's side of the cycle. */
+void nm_new_epoch(void);                  /* START: a new epoch; marking until the sweep */
+void nm_set_segments_marked(bool marked); /* segments' flags: BF_MARKED for a pause, or not */
+bool nm_slot_marked(const StgClosure *q, const bdescr *bd);
 
 #endif /* RTS_SM_NONMOVING_H */

@@ -71,7 +71,8 @@ RTS_INLINE ScanInfo scan_info(const StgClosure *q, const StgInfoTable *info, uns
         s.cls = SCAN_CODE;
         s.srt = info->srt;
         /* See Note [Blackholed free variables]. */
-        if ((((const StgThunk *)q)->slot & 1) && !(flags & SCAN_KEEP_BLACKHOLED))
+        /* The flag first: a concurrent marker must not read the slot an update writes. */
+        if (!(flags & SCAN_KEEP_BLACKHOLED) && (((const StgThunk *)q)->slot & 1))
             s.n_ptrs = 0;
         break;
     case MUT_VAR_CLEAN:

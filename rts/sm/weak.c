@@ -12,6 +12,7 @@
 #include "sm/barrier_sink.h"
 #include "sm/evac.h"
 #include "sm/gc_util.h"
+#include "sm/nonmoving.h"
 #include "startup.h"
 #include "trace/debug_trace.h"
 
@@ -161,12 +162,19 @@ bool weak_traverse(gc_thread *gct)
         kept[i] = true;
         progress = true;
         gct->evac_gen_no = 0;
-        evacuate(gct, (StgClosure **)&table[i]);
+        if (!nm_weak_field_deferred((StgClosure *)table[i]))
+            evacuate(gct, (StgClosure **)&table[i]);
         StgWeak *w = table[i];
         w->key = key;
         gct->evac_gen_no = Bdescr(w)->gen_no;
-        evacuate(gct, &w->value);
-        evacuate(gct, &w->finalizer);
+        /* A concurrent mark's start pause leaves the nonmoving heap's weak objects, values
+         * and finalizers to the final pause, which knows whether the key lives (Note [The
+         * concurrent mark]): marking an old weak here would keep alive the weaks whose key
+         * it is. */
+        if (!nm_weak_field_deferred(w->value))
+            evacuate(gct, &w->value);
+        if (!nm_weak_field_deferred(w->finalizer))
+            evacuate(gct, &w->finalizer);
         gct->evac_gen_no = 0;
     }
     return progress;

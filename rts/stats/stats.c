@@ -117,6 +117,23 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+void stats_nonmoving_cycle(int64_t mark_cpu_ns, int64_t mark_elapsed_ns, int64_t sync_cpu_ns,
+                           int64_t sync_elapsed_ns)
+{
+    stats.nonmoving_gc_cpu_ns += mark_cpu_ns;
+    stats.nonmoving_gc_elapsed_ns += mark_elapsed_ns;
+    stats.nonmoving_gc_max_elapsed_ns =
+        max_u64(stats.nonmoving_gc_max_elapsed_ns, (uint64_t)mark_elapsed_ns);
+    stats.nonmoving_gc_sync_cpu_ns += sync_cpu_ns;
+    stats.nonmoving_gc_sync_elapsed_ns += sync_elapsed_ns;
+    stats.nonmoving_gc_sync_max_elapsed_ns =
+        max_u64(stats.nonmoving_gc_sync_max_elapsed_ns, (uint64_t)sync_elapsed_ns);
+    stats.gc.nonmoving_gc_cpu_ns = mark_cpu_ns;
+    stats.gc.nonmoving_gc_elapsed_ns = mark_elapsed_ns;
+    stats.gc.nonmoving_gc_sync_cpu_ns = sync_cpu_ns;
+    stats.gc.nonmoving_gc_sync_elapsed_ns = sync_elapsed_ns;
+}
+
 void stats_gc_end(Capability *cap, const GcStatsRecord *rec)
 {
     Time end_cpu = now_cpu(), end_elapsed = now_elapsed();

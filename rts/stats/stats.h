@@ -51,6 +51,13 @@ void stats_init(void);       /* after the flags: open the output, -S header */
 void stats_init_end(void);
 void stats_gc_start(void);
 void stats_gc_end(Capability *cap, const GcStatsRecord *rec);
+/*
+ * After a concurrent nonmoving cycle's final pause (its stats_gc_end): the
+ * mark thread's CPU, the cycle's elapsed time from its start pause, and the
+ * final pause's CPU and elapsed time (GHC's "sync").
+ */
+void stats_nonmoving_cycle(int64_t mark_cpu_ns, int64_t mark_elapsed_ns, int64_t sync_cpu_ns,
+                           int64_t sync_elapsed_ns);
 void stats_exit_start(void);
 void stats_exit_end(void);
 /*

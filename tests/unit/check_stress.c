@@ -153,8 +153,9 @@ START_TEST(stress_config)
     uint32_t majors = oldest_gen->collections - majors_at_start;
     ck_assert_uint_ge(majors, (uint32_t)iters / 8);
     if (strstr(opts, "-xn"))
-        fprintf(stderr, "%s: %u major collections, segment occupancy %.3f\n", name, majors,
-                nm_occupancy());
+        fprintf(stderr,
+                "%s: %u major collections, segment occupancy %.3f, %llu concurrent cycles\n", name,
+                majors, nm_occupancy(), (unsigned long long)nm_cycles());
 #ifdef THREADED_RTS
     /* Parallel from generation 0 (or 1 with -qg1: then every major collection). */
     uint64_t par = gc_par_thread(0)->par_collections - par_at_start;

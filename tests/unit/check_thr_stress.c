@@ -28,6 +28,7 @@
 #include "mutator.h"
 #include "sm/gc.h"
 #include "sm/gc_par.h"
+#include "sm/nonmoving.h"
 #include "test_util.h"
 
 static const struct {
@@ -45,6 +46,10 @@ static const struct {
     {"-N4 -qn4 --parallel-gc-threshold=0 -A64k", 4},    /* more GC threads than cores */
     {"-N4 -qn4 -qb --parallel-gc-threshold=0 -G3 -A8k", 3},
     {"-N2 -qg0", 2}, /* the default rule decides */
+    /* The concurrent nonmoving mark (Note [The concurrent mark]): mutators write while it runs. */
+    {"-N2 -xn", 2},
+    {"-N2 -xn -A8k", 3},
+    {"-N4 -xn -G3 -A16k", 4},
 };
 #define N_CONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -243,6 +248,9 @@ START_TEST(threaded_stress)
      */
     uint64_t par = gc_par_thread(0)->par_collections - par_at_start;
     fprintf(stderr, "%s: %llu parallel collections\n", name, (unsigned long long)par);
+    if (strstr(opts, "-xn"))
+        fprintf(stderr, "%s: %llu concurrent nonmoving cycles\n", name,
+                (unsigned long long)nm_cycles());
     if (strstr(opts, "--parallel-gc-threshold=0") && !strstr(opts, "-qb "))
         ck_assert_uint_gt(par, 0);
     hs_free_stable_ptr(counter_sp);

@@ -1,0 +1,750 @@
+/*
+ * The concurrent snapshot-at-the-beginning mark of the nonmoving
+ * generation (-xn, threaded way). The vanilla way keeps the stop-the-world
+ * mark of mark.c, as GHC's non-threaded RTS does.
+ *
+ * Note [The concurrent mark]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A cycle is three kinds of pause around a mark thread (gc.c sequences
+ * them: gc_collect_stopped):
+ *
+ *  START (a collection that would have been major): the young generations
+ *    are collected as in a minor collection (the nonmoving generation's
+ *    remembered sets are roots), but the nonmoving generation starts a new
+ *    epoch and its segments carry BF_MARKED for the pause, so every pointer
+ *    into it that the pause meets (roots, young survivors, promoted objects,
+ *    remembered objects) greys its target: nm_mark sets the epoch byte and
+ *    the object goes on the mark stack. Large objects of the generation are
+ *    from-space for the pause (relinked and scanned when reached); those
+ *    not reached become candidates (cand_large). TSOs and STACKs reached are
+ *    scanned in the pause (scav_one), so every thread's stack is marked at
+ *    the snapshot and stack pushes and pops need no barrier (the start pause
+ *    grows with the stacks' size; StgStack.marking stays reserved for lazy
+ *    stack marking). Then the barrier word is set in every capability and
+ *    the sink below is installed.
+ *
+ *  The mark thread (one per runtime, started on first need, asleep between
+ *    cycles) traces the grey objects with a tracer that never moves or
+ *    writes anything but epoch bytes: each pointer field (read with a
+ *    relaxed atomic load: a mutator may be writing it) that points into the
+ *    nonmoving heap greys its target; pointers to young objects are ignored
+ *    (a young object that existed at the snapshot was traced by the start
+ *    pause, which greyed what it pointed to; one made after the snapshot can
+ *    only hold what the mutator read from the snapshot or made later).
+ *    Thunks under evaluation keep their free variables (SCAN_KEEP_BLACKHOLED:
+ *    Note [Blackholed free variables] in scan.h). Weak objects' fields are
+ *    left to the final pause. A TSO or STACK first met by the tracer is left
+ *    for the final pause to scan (their fields change without barriers).
+ *    In the start pause, weak objects, values and finalizers in the
+ *    nonmoving heap are not greyed (weak.c asks nm_weak_field_deferred):
+ *    every key there is alive for a minor collection, and marking the
+ *    weaks would keep alive every weak whose key is another weak.
+ *
+ *  Barriers: every overwritten value a barriered write, CAS, thunk update
+ *    (the thunk's free variables: rts_update_thunk, reached from eval.c's
+ *    update when the barrier word is set) or weak dereference reports goes
+ *    to the sink. Values outside the nonmoving heap are dropped there (same
+ *    argument as for the tracer); the others go into the capability's own
+ *    chunk, with no lock; a full chunk is handed to the shared list
+ *    (upd_lock) and wakes the mark thread.
+ *
+ *  DURING (every collection while a cycle runs): a minor collection.
+ *    Segments carry BF_EVACUATED as between collections, so the pause greys
+ *    nothing; objects promoted into the nonmoving heap get the current epoch
+ *    (allocate black: slot_free in nonmoving.c never hands out a slot still
+ *    holding the previous epoch) and are never traced by the mark. Every
+ *    capability's chunk is flushed to the shared list.
+ *
+ *  FINAL: the first collection that finds the mark run dry: with the mark
+ *    thread paused, its stack and the shared list empty (the mark thread
+ *    does not ask for the pause: it runs dry and sleeps; the next
+ *    collection, triggered by allocation, the idle timer or a forced GC,
+ *    is the final sync). The capabilities' chunks not yet handed over are
+ *    marked in this pause (at most UPD_CHUNK values each, and what they
+ *    reach that is not marked yet). It is a
+ *    major collection of every generation in which the nonmoving
+ *    generation keeps its epoch: segments carry BF_MARKED again, candidate
+ *    large objects not marked are from-space, the remembered sets are
+ *    roots (objects the mark traced are not scanned again, and their young
+ *    fields are found there), and the pause drains what it greys. Both the
+ *    START and the FINAL pause scan the remembered sets with the segments
+ *    already BF_MARKED, so what a dead remembered object points to lives
+ *    one more cycle (greying only after that scan lost a reachable object
+ *    under -G3 in check_thr_nonmoving, a case not understood yet). Dead
+ *    objects leave the remembered sets before the sweep. Weak
+ *    pointers are decided here (a key whose slot is not marked is dead,
+ *    weak.c queues the finalizer once), stable names likewise; then, in
+ *    the debug ways with -DS, a stop-the-world trace checks that everything
+ *    reachable is marked (nm_verify), the barrier is turned off and the
+ *    heap is swept in the pause (not concurrently, in this step).
+ *
+ * CAFs: in a concurrent cycle every pause treats the registered CAFs'
+ * values as roots, as a minor collection does; a CAF is never reverted
+ * under the concurrent mark (as with keep_cafs), so the tracer need not
+ * follow static reference tables.
+ *
+ * A forced major collection (performMajorGC, idle, exit) finishes a
+ * running cycle in the pause (its FINAL), then runs a whole cycle as one
+ * collection, NM_PAUSE_FULL: a new epoch as in START, every large object
+ * from-space, the remembered sets as roots and the mark traced to the end
+ * in the pause as in FINAL, then the weak phase and the sweep.
+ *
+ * Locking: mark_lock is held by the mark thread while it marks a batch, and
+ * by the collector for a whole pause (gc.c: nm_pause_mark_thread), so a
+ * collection never races the mark thread on the allocator, on epoch bytes,
+ * on the large-object sets or on fields the collector rewrites. The mark
+ * stack, cand_large and marked_large are guarded by it. The shared chunk
+ * list is guarded by upd_lock (taken under mark_lock, never the other way).
+ * A capability's own chunk belongs to the thread holding the capability,
+ * or to the collector when the world is stopped.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capability.h"
+#include "flags/flags.h"
+#include "hooks.h"
+#include "messages.h"
+#include "os/os_time.h"
+#include "sm/barrier_sink.h"
+#include "sm/evac.h"
+#include "sm/nonmoving.h"
+#include "sm/policy.h"
+#include "sm/ptrset.h"
+#include "sm/roots.h"
+#include "sm/scan.h"
+#include "sm/scav.h"
+#include "sm/statics.h"
+#include "sm/storage.h"
+#include "stats/stats.h"
+#include "trace/debug_trace.h"
+
+NmPause nm_pause;
+static bool cycle; /* a cycle runs (written in pauses; the mark thread reads it under mark_lock) */
+
+/* The mark stack (guarded by mark_lock). */
+static StgClosure **stack;
+static StgWord sp, stack_cap;
+/* TSOs and STACKs to scan in a pause (guarded by mark_lock). */
+static StgClosure **deferred;
+static StgWord n_deferred, deferred_cap;
+/* Large objects of the nonmoving generation the start pause did not reach, and those marked since.
+ */
+static PtrSet cand_large, marked_large;
+
+#define UPD_CHUNK 254
+typedef struct NmUpdChunk_ {
+    struct NmUpdChunk_ *next;
+    StgWord n;
+    StgClosure *v[UPD_CHUNK];
+} NmUpdChunk;
+static NmUpdChunk **cap_chunk; /* [cap]: the one its holder fills */
+static uint32_t n_cap_chunk;
+static NmUpdChunk *full_chunks; /* guarded by upd_lock */
+static pthread_mutex_t upd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static pthread_mutex_t mark_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ctl_cond = PTHREAD_COND_INITIALIZER;
+static bool work_posted, stopping; /* guarded by ctl_lock */
+static bool thread_started;
+static pthread_t mark_thread;
+static bool paused; /* the collector holds mark_lock */
+
+/* This cycle's figures (the mark thread's are atomic). */
+static int64_t cycle_mark_cpu_ns, cycle_mark_elapsed_ns;
+static int64_t cycle_start_ns;
+static uint64_t cycles;
+
+bool nm_concurrent(void)
+{
+#ifdef THREADED_RTS
+    return n_generations > 1 && oldest_gen->policy == &gen_policy_nonmoving;
+#else
+    return false;
+#endif
+}
+
+static bool cycle_requested; /* atomic */
+
+void nm_request_cycle(void)
+{
+    __atomic_store_n(&cycle_requested, true, __ATOMIC_RELAXED);
+}
+
+bool nm_take_cycle_request(void)
+{
+    return __atomic_exchange_n(&cycle_requested, false, __ATOMIC_RELAXED);
+}
+
+bool nm_cycle_running(void)
+{
+    return __atomic_load_n(&cycle, __ATOMIC_ACQUIRE);
+}
+
+uint64_t nm_cycles(void)
+{
+    return __atomic_load_n(&cycles, __ATOMIC_ACQUIRE);
+}
+
+/* --- the mark stack ------------------------------------------------------------- */
+
+static void grow(StgClosure ***a, StgWord *capacity, const char *what)
+{
+    *capacity = *capacity ? *capacity * 2 : 4096;
+    *a = hooks_realloc(*a, *capacity * sizeof **a, what);
+}
+
+static void push(StgClosure *q)
+{
+    uint32_t type = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE)->type;
+    if (type == TSO || type == STACK) {
+        if (n_deferred == deferred_cap)
+            grow(&deferred, &deferred_cap, "nm deferred");
+        deferred[n_deferred++] = q;
+        return;
+    }
+    if (sp == stack_cap)
+        grow(&stack, &stack_cap, "nm mark stack");
+    stack[sp++] = q;
+}
+
+static bool in_oldest_large(const bdescr *bd, uint16_t flags)
+{
+    return (flags & BF_LARGE) && bd->gen_no == oldest_gen->no;
+}
+
+/*
+ * p was reachable from the snapshot (or reported by a barrier): grey it if
+ * it is in the nonmoving heap. gct: the pause's GC thread, or NULL outside
+ * a collection (the mark thread; a drain between two passes).
+ */
+static void grey(StgClosure *p, gc_thread *gct)
+{
+    p = UNTAG(p);
+    if (p == NULL || !HEAP_ALLOCED(p))
+        return;
+    bdescr *bd = Bdescr(p);
+    uint16_t flags = gc_block_flags(bd);
+    if (flags & BF_NONMOVING) {
+        if (nm_mark(p, bd))
+            push(p);
+        return;
+    }
+    if (!in_oldest_large(bd, flags))
+        return; /* young: see Note [The concurrent mark] */
+    if (!(flags & BF_EVACUATED)) {
+        /* From-space of a pause: relinked, and scanned by the collector. */
+        ASSERT(gct != NULL);
+        gct->evac_gen_no = 0;
+        evac_large(gct, bd);
+        return;
+    }
+    if (ptrset_has(&cand_large, bd) && ptrset_add(&marked_large, bd))
+        push(p);
+}
+
+void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
+{
+    (void)bd;
+    grey(q, gct);
+}
+
+/* The tracer: every pointer field of q, without moving or writing anything. */
+static void trace(StgClosure *q, gc_thread *gct)
+{
+    const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
+    ScanInfo si = scan_info(q, info, SCAN_KEEP_BLACKHOLED);
+    switch (si.cls) {
+    case SCAN_NONE:
+    case SCAN_WEAK:
+        return;
+    case SCAN_TSO:
+    case SCAN_STACK:
+        msg_barf("nonmoving: the tracer met a %s", layout_type_name(info->type));
+    default: {
+        StgClosure **f = (StgClosure **)q + si.ptr_off;
+        for (uint32_t i = 0; i < si.n_ptrs; i++)
+            grey(__atomic_load_n(&f[i], __ATOMIC_RELAXED), gct);
+        return;
+    }
+    }
+}
+
+bool nm_weak_field_deferred(const StgClosure *p)
+{
+    if (nm_pause != NM_PAUSE_START)
+        return false;
+    p = UNTAG(p);
+    return p != NULL && HEAP_ALLOCED(p) && Bdescr(p)->gen_no == oldest_gen->no;
+}
+
+/* --- the update remembered sets --------------------------------------------------- */
+
+static NmUpdChunk *new_chunk(void)
+{
+    NmUpdChunk *c = hooks_malloc(sizeof *c, "nm update chunk");
+    c->next = NULL;
+    c->n = 0;
+    return c;
+}
+
+/* Hand capability c's chunk to the shared list (its holder, or the world stopped). */
+static void flush_cap(uint32_t c)
+{
+    NmUpdChunk *ch = cap_chunk[c];
+    if (ch->n == 0)
+        return;
+    NmUpdChunk *fresh = new_chunk();
+    pthread_mutex_lock(&upd_lock);
+    ch->next = full_chunks;
+    full_chunks = ch;
+    pthread_mutex_unlock(&upd_lock);
+    cap_chunk[c] = fresh;
+}
+
+static void post_work(void)
+{
+    pthread_mutex_lock(&ctl_lock);
+    work_posted = true;
+    pthread_cond_signal(&ctl_cond);
+    pthread_mutex_unlock(&ctl_lock);
+}
+
+/* A sink installed before the cycle began (a test's): it gets every value too, and is put back. */
+static BarrierSink prev_sink;
+
+/* The barrier sink (Note [The barrier word] in barriers.c): runs on the mutator. */
+static void sink(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
+{
+    if (prev_sink)
+        prev_sink(cap, obj, field, old);
+    StgClosure *p = UNTAG(old);
+    if (p == NULL || !HEAP_ALLOCED(p))
+        return;
+    bdescr *bd = Bdescr(p);
+    uint16_t flags = bd->flags;
+    if (!(flags & BF_NONMOVING) && !in_oldest_large(bd, flags))
+        return;
+    ASSERT(cap->no < n_cap_chunk);
+    NmUpdChunk *ch = cap_chunk[cap->no];
+    ch->v[ch->n++] = p;
+    if (ch->n == UPD_CHUNK) {
+        flush_cap(cap->no);
+        post_work();
+    }
+}
+
+/* Take the shared chunks onto the mark stack (mark_lock held). */
+static bool take_chunks(gc_thread *gct)
+{
+    pthread_mutex_lock(&upd_lock);
+    NmUpdChunk *list = full_chunks;
+    full_chunks = NULL;
+    pthread_mutex_unlock(&upd_lock);
+    bool any = list != NULL;
+    for (NmUpdChunk *next; list; list = next) {
+        next = list->next;
+        for (StgWord i = 0; i < list->n; i++)
+            grey(list->v[i], gct);
+        free(list);
+    }
+    return any;
+}
+
+/* Mark until nothing is left (mark_lock held). */
+static void drain(gc_thread *gct)
+{
+    do {
+        while (sp > 0)
+            trace(stack[--sp], gct);
+    } while (take_chunks(gct));
+}
+
+/* --- the mark thread ---------------------------------------------------------------- */
+
+#define BATCH 2048
+
+/* One batch; false when the thread ran dry. */
+static bool mark_batch(void)
+{
+    for (uint32_t n = 0; n < BATCH; n++) {
+        if (sp == 0 && (!take_chunks(NULL) || sp == 0))
+            return false;
+        trace(stack[--sp], NULL);
+    }
+    return true;
+}
+
+static void *mark_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&ctl_lock);
+    for (;;) {
+        while (!stopping && !work_posted)
+            pthread_cond_wait(&ctl_cond, &ctl_lock);
+        if (stopping)
+            break;
+        work_posted = false;
+        pthread_mutex_unlock(&ctl_lock);
+        int64_t cpu0 = os_time_thread_cpu_ns(), t0 = os_time_monotonic_ns();
+        for (bool more = true; more;) {
+            pthread_mutex_lock(&mark_lock);
+            more = nm_cycle_running() && mark_batch();
+            pthread_mutex_unlock(&mark_lock);
+        }
+        __atomic_fetch_add(&cycle_mark_cpu_ns, os_time_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0, __ATOMIC_RELAXED);
+        pthread_mutex_lock(&ctl_lock);
+    }
+    pthread_mutex_unlock(&ctl_lock);
+    return NULL;
+}
+
+static void start_thread(void)
+{
+    if (thread_started)
+        return;
+    stopping = false;
+    if (pthread_create(&mark_thread, NULL, mark_main, NULL) != 0)
+        msg_fatal(1, "nonmoving: cannot start the mark thread");
+    thread_started = true;
+}
+
+void nm_mark_exit(void)
+{
+    if (thread_started) {
+        pthread_mutex_lock(&ctl_lock);
+        stopping = true;
+        pthread_cond_signal(&ctl_cond);
+        pthread_mutex_unlock(&ctl_lock);
+        pthread_join(mark_thread, NULL);
+        thread_started = false;
+    }
+    if (nm_cycle_running())
+        sm_barrier_set_sink(prev_sink);
+    prev_sink = NULL;
+    for (uint32_t c = 0; c < n_cap_chunk; c++)
+        free(cap_chunk[c]);
+    free(cap_chunk);
+    cap_chunk = NULL;
+    n_cap_chunk = 0;
+    for (NmUpdChunk *next; full_chunks; full_chunks = next) {
+        next = full_chunks->next;
+        free(full_chunks);
+    }
+    free(stack);
+    stack = NULL;
+    sp = stack_cap = 0;
+    free(deferred);
+    deferred = NULL;
+    n_deferred = deferred_cap = 0;
+    ptrset_free(&cand_large);
+    ptrset_free(&marked_large);
+    cycle = false;
+    nm_pause = NM_PAUSE_NONE;
+}
+
+/* --- the pauses (gc.c) ---------------------------------------------------------------- */
+
+static bool ran_dry; /* at this pause, before the flush: the mark had nothing left */
+
+void nm_pause_mark_thread(void)
+{
+    pthread_mutex_lock(&mark_lock);
+    paused = true;
+    pthread_mutex_lock(&upd_lock);
+    ran_dry = sp == 0 && full_chunks == NULL;
+    pthread_mutex_unlock(&upd_lock);
+    /* Everything the mutators reported is the mark's now. */
+    for (uint32_t c = 0; c < n_cap_chunk; c++)
+        flush_cap(c);
+}
+
+void nm_resume_mark_thread(void)
+{
+    paused = false;
+    pthread_mutex_lock(&upd_lock);
+    bool work = nm_cycle_running() && (sp > 0 || full_chunks != NULL);
+    pthread_mutex_unlock(&upd_lock);
+    pthread_mutex_unlock(&mark_lock);
+    if (work) {
+        start_thread();
+        post_work();
+    }
+}
+
+bool nm_nothing_left(void)
+{
+    ASSERT(paused);
+    return ran_dry;
+}
+
+void nm_drain_in_pause(void)
+{
+    ASSERT(paused && cycle);
+    drain(NULL);
+}
+
+static void set_barrier(StgWord on)
+{
+    for (uint32_t c = 0; c < n_capabilities; c++)
+        HS_REGS(capabilities[c])->barrier = on;
+}
+
+static void pause_greys(void);
+
+void nm_pause_begin(NmPause pause)
+{
+    ASSERT(paused);
+    nm_pause = pause;
+    switch (pause) {
+    case NM_PAUSE_START:
+    case NM_PAUSE_FULL:
+        ASSERT(!cycle && sp == 0);
+        nm_new_epoch();
+        pause_greys();
+        ptrset_clear(&cand_large);
+        ptrset_clear(&marked_large);
+        if (n_cap_chunk < n_capabilities) {
+            cap_chunk = hooks_realloc(cap_chunk, n_capabilities * sizeof *cap_chunk, "nm chunks");
+            for (uint32_t c = n_cap_chunk; c < n_capabilities; c++)
+                cap_chunk[c] = new_chunk();
+            n_cap_chunk = n_capabilities;
+        }
+        __atomic_store_n(&cycle_mark_cpu_ns, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&cycle_mark_elapsed_ns, 0, __ATOMIC_RELAXED);
+        break;
+    case NM_PAUSE_FINAL: {
+        ASSERT(cycle);
+        take_chunks(NULL);
+        pause_greys();
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* The segments grey what a pause reaches; the large objects become from-space (or the unmarked
+ * candidates do, in the final pause). */
+static void pause_greys(void)
+{
+    generation *gen = oldest_gen;
+    if (nm_pause == NM_PAUSE_START || nm_pause == NM_PAUSE_FULL) {
+        nm_set_segments_marked(true);
+        /* Large objects: from-space for the pause (as mark_prepare). */
+        gen->old_large_objects = gen->large_objects;
+        for (bdescr *bd = gen->old_large_objects; bd; bd = bd->link)
+            bd->flags &= (uint16_t)~BF_EVACUATED;
+        gen->large_objects = NULL;
+        gen->n_large_blocks = 0;
+        gen->n_large_words = 0;
+    } else if (nm_pause == NM_PAUSE_FINAL) {
+        nm_set_segments_marked(true);
+        /* Candidates nobody marked: from-space (the pause may still reach them). */
+        gen->old_large_objects = NULL;
+        for (bdescr *bd = gen->large_objects, *next; bd; bd = next) {
+            next = bd->link;
+            if (!ptrset_has(&cand_large, bd) || ptrset_has(&marked_large, bd))
+                continue;
+            sm_unlink_large(gen, bd);
+            bd->flags &= (uint16_t)~BF_EVACUATED;
+            bd->u.back = NULL;
+            bd->link = gen->old_large_objects;
+            if (bd->link)
+                bd->link->u.back = bd;
+            gen->old_large_objects = bd;
+        }
+    }
+}
+
+/* After the generations' finish (gc.c). */
+void nm_pause_end(void)
+{
+    generation *gen = oldest_gen;
+    switch (nm_pause) {
+    case NM_PAUSE_START:
+        nm_set_segments_marked(false);
+        /* Not reached in the pause: marked by the tracer, or dead at the final pause. */
+        for (bdescr *bd = gen->old_large_objects, *next; bd; bd = next) {
+            next = bd->link;
+            sm_link_large(gen, bd);
+            ptrset_add(&cand_large, bd);
+        }
+        gen->old_large_objects = NULL;
+        __atomic_store_n(&cycle, true, __ATOMIC_RELEASE);
+        cycle_start_ns = os_time_monotonic_ns();
+        prev_sink = sm_barrier_get_sink();
+        sm_barrier_set_sink(sink);
+        set_barrier(1);
+        break;
+    case NM_PAUSE_FINAL:
+        __atomic_store_n(&cycle, false, __ATOMIC_RELEASE);
+        set_barrier(0);
+        sm_barrier_set_sink(prev_sink);
+        prev_sink = NULL;
+        ptrset_clear(&cand_large);
+        ptrset_clear(&marked_large);
+        __atomic_fetch_add(&cycles, 1, __ATOMIC_RELEASE);
+        break;
+    case NM_PAUSE_FULL:
+        ptrset_clear(&cand_large);
+        ptrset_clear(&marked_large);
+        break;
+    default:
+        break;
+    }
+    nm_pause = NM_PAUSE_NONE;
+}
+
+/*
+ * The final pause, before the sweep: remembered objects of the nonmoving
+ * generation that were not marked are dead, and their slots (or blocks) are
+ * about to be freed; the pause scanned them as roots all the same (an object
+ * first marked in the pause is traced without moving its young fields, which
+ * only the remembered sets find), and may have remembered them again.
+ */
+void nm_filter_remembered(void)
+{
+    uint32_t g = oldest_gen->no;
+    for (uint32_t c = 0; c < n_capabilities; c++)
+        for (bdescr *bd = capabilities[c]->mut_lists[g]; bd; bd = bd->link) {
+            StgPtr w = bd->start;
+            for (StgPtr p = bd->start; p < bd->free; p++) {
+                StgClosure *q = UNTAG((StgClosure *)*p);
+                bdescr *qb = Bdescr(q);
+                bool alive = (qb->flags & BF_NONMOVING) ? nm_slot_marked(q, qb)
+                                                        : (qb->flags & BF_EVACUATED) != 0;
+                if (alive)
+                    *w++ = *p;
+            }
+            bd->free = w;
+        }
+}
+
+/* A pause's share of the generation's scan (nm_scan): TSOs and STACKs; the final pause drains. */
+bool nm_pause_scan(gc_thread *gct, uint32_t gen_no)
+{
+    bool work = false;
+    for (bool progress = true; progress;) {
+        progress = false;
+        while (n_deferred > 0) {
+            scav_one(gct, deferred[--n_deferred], gen_no);
+            progress = true;
+        }
+        if (nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL) {
+            while (sp > 0) {
+                trace(stack[--sp], gct);
+                progress = true;
+            }
+        }
+        work |= progress;
+    }
+    return work;
+}
+
+void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cycle_elapsed_ns)
+{
+    *mark_cpu_ns = __atomic_load_n(&cycle_mark_cpu_ns, __ATOMIC_RELAXED);
+    *mark_elapsed_ns = __atomic_load_n(&cycle_mark_elapsed_ns, __ATOMIC_RELAXED);
+    *cycle_elapsed_ns = os_time_monotonic_ns() - cycle_start_ns;
+}
+
+/* --- debug: everything reachable is marked ------------------------------------------------ */
+
+#ifdef DEBUG
+static PtrSet seen;
+static StgClosure *v_parent_cur;
+static StgClosure **vstack, **vparent;
+static StgWord vsp, vcap;
+
+static void v_push(StgClosure *p)
+{
+    p = UNTAG(p);
+    if (p == NULL || !HEAP_ALLOCED(p) || !ptrset_add(&seen, p))
+        return;
+    if (vsp == vcap) {
+        StgWord c = vcap;
+        grow(&vstack, &vcap, "nm verify");
+        vparent = hooks_realloc(vparent, vcap * sizeof *vparent, "nm verify");
+        (void)c;
+    }
+    vparent[vsp] = v_parent_cur;
+    vstack[vsp++] = p;
+}
+
+static void v_root(RootVisitor *v, StgClosure **slot, RootKind kind)
+{
+    (void)v;
+    (void)kind;
+    v_push(*slot);
+}
+
+static void v_stack(StgStack *s)
+{
+    StgPtr p = s->sp, end = s->stack + s->stack_size;
+    while (p < end) {
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        FrameLayout f = layout_frame(p, info);
+        if (f.size == 0)
+            msg_barf("nonmoving: bad frame in stack %p", (void *)s);
+        StgClosure **slots = (StgClosure **)(p + f.first_slot);
+        for (StgWord i = 0; i < f.n_slots; i++)
+            if (frame_slot_is_ptr(&f, i))
+                v_push(slots[i]);
+        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
+            break;
+        p += f.size;
+    }
+}
+
+void nm_verify(void)
+{
+    RootVisitor v = {v_root};
+    ptrset_clear(&seen);
+    vsp = 0;
+    v_parent_cur = NULL;
+    roots_visit(&v, ROOTS_REACHABILITY);
+    uint64_t checked = 0;
+    while (vsp > 0) {
+        StgClosure *parent = vparent[vsp - 1];
+        StgClosure *q = vstack[--vsp];
+        v_parent_cur = q;
+        bdescr *bd = Bdescr(q);
+        if (bd->flags & BF_NONMOVING) {
+            if (!nm_slot_marked(q, bd))
+                msg_barf("nonmoving: %p (%s) is reachable but was not marked: a missed barrier? "
+                         "(reached from %p, %s, generation %u%s)",
+                         (void *)q, layout_type_name(q->info->type), (void *)parent,
+                         parent ? layout_type_name(parent->info->type) : "a root",
+                         parent ? Bdescr(parent)->gen_no : 0,
+                         parent && (Bdescr(parent)->flags & BF_NONMOVING)
+                             ? (nm_slot_marked(parent, Bdescr(parent)) ? ", marked" : ", unmarked")
+                             : "");
+            checked++;
+        } else if (in_oldest_large(bd, bd->flags) && !(bd->flags & BF_EVACUATED)) {
+            msg_barf("nonmoving: large object %p is reachable but was not marked", (void *)q);
+        }
+        const StgInfoTable *info = q->info;
+        if (info->type == STACK) {
+            v_stack((StgStack *)q);
+            continue;
+        }
+        ScanInfo si = scan_info(q, info, 0);
+        if (si.cls == SCAN_NONE || si.cls == SCAN_WEAK)
+            continue;
+        StgClosure **f = (StgClosure **)q + si.ptr_off;
+        for (uint32_t i = 0; i < si.n_ptrs; i++)
+            v_push(f[i]);
+    }
+    ptrset_free(&seen);
+    free(vstack);
+    free(vparent);
+    vstack = vparent = NULL;
+    vcap = 0;
+    DEBUG_TRACE(nonmoving_gc, "nonmoving: verified %llu reachable objects marked",
+                (unsigned long long)checked);
+}
+#endif
