@@ -70,7 +70,10 @@
  *    START and the FINAL pause scan the remembered sets with the segments
  *    already BF_MARKED, so what a dead remembered object points to lives
  *    one more cycle (greying only after that scan lost a reachable object
- *    under -G3 in check_thr_nonmoving, a case not understood yet). Dead
+ *    under -G3 in check_thr_nonmoving; a likely cause, not checked yet:
+ *    stacks and TSOs on a remembered set, whose fields change without
+ *    barriers, were then scanned before greying was on, so what only a
+ *    stack held at the snapshot was never greyed). Dead
  *    objects leave the remembered sets before the sweep. Weak
  *    pointers are decided here (a key whose slot is not marked is dead,
  *    weak.c queues the finalizer once), stable names likewise; then, in
