@@ -23,12 +23,15 @@ stem=$date-$host
 report=$out_dir/$stem.md
 cp "$raw" "$out_dir/$stem.raw.txt"
 
-# The hsrts configuration a peer is compared with: the same allocation area.
+# The hsrts configuration a peer is compared with: the same allocation area
+# and the same kind of old generation.
 baseline() {
     case $1 in
         hsrts@*) echo "hsrts" ;; # BENCH_BASELINE: the tree against an earlier revision
         "hsrts thr -N1") echo "hsrts" ;; # the threaded way's cost on one thread
         hsrts*) echo "" ;;
+        "GHC -c" | "GHC -w" | "GHC -xn") echo "hsrts ${1#GHC }" ;; # the same old generation
+        "GHC thr -xn") echo "hsrts thr -xn" ;; # both mark concurrently
         *-A64m) echo "hsrts -A64m" ;;
         *-N2) echo "hsrts -N2" ;;
         *) echo "hsrts" ;;
@@ -149,7 +152,8 @@ for l in "${labels[@]}"; do case $l in hsrts*) ;; *) peers+=("$l") ;; esac; done
     fi
     echo "Reading the tables: ratios are hsrts / peer on medians, so below 1 means hsrts is"
     echo "faster or smaller. Each peer is compared with hsrts at its default \`-A4m\`, except"
-    echo "\`GHC -A64m\`, compared with \`hsrts -A64m\`. GC time, bytes copied, maximum"
+    echo "\`GHC -A64m\`, compared with \`hsrts -A64m\`, and GHC's \`-c\`, \`-w\`, \`-xn\` and"
+    echo "\`thr -xn\`, compared with the same hsrts configuration. GC time, bytes copied, maximum"
     echo "residency and maximum pause are each runtime's own statistics (\`+RTS -S\` for hsrts"
     echo "and GHC; for Boehm GC its collection events, whose residency is heap in use after"
     echo "a collection; for OCaml \`Gc.quick_stat\`: its \"copied\" is the minor collector's"

@@ -177,6 +177,8 @@ if make_quiet build/lib/libhsrts_thr.a 2>/dev/null; then
         add_config "hsrts -N2" ghcstats build/bench/thr "-N2"
         add_config "hsrts -N2 -qg" ghcstats build/bench/thr "-N2 -qg"
         add_config "hsrts -N2 par-all" ghcstats build/bench/thr "-N2 -qb0 --parallel-gc-threshold=0"
+        # -xn in the threaded way: the concurrent mark (a mark thread beside the program's).
+        add_config "hsrts thr -xn" ghcstats build/bench/thr "-N1 -xn"
     else
         note "hsrts -N2 skipped: the workloads do not build against libhsrts_thr."
     fi
@@ -225,6 +227,8 @@ elif build_peer GHC build/bench/ghc "ghc"; then
     if [ "${thr_ok:-no}" = yes ]; then
         if build_peer "GHC -N2" build/bench/ghc-thr "ghc -threaded"; then
             add_config "GHC -N2" ghcstats build/bench/ghc-thr "-N2"
+            # GHC's threaded runtime marks its nonmoving heap concurrently.
+            add_config "GHC thr -xn" ghcstats build/bench/ghc-thr "-xn"
         fi
     fi
 fi
@@ -337,7 +341,9 @@ run_one() { # workload label kind dir extra run
                     /bytes copied during GC/ {gsub(",", "", $1); c = $1}
                     /bytes maximum residency/ {gsub(",", "", $1); l = $1}
                     /^  GC +time/ {gsub("s", "", $5); g = $5}
-                    /^  Gen +[0-9]+ / {p = $NF; sub("s", "", p); if (p + 0 > m) m = p + 0}
+                    # Pauses: the collections and -xn syncs; the concurrent line gives
+                    # the longest concurrent mark, which the mutators run beside.
+                    /^  Gen +[0-9]+ / && !/concurrent|segments/ {p = $NF; sub("s", "", p); if (p + 0 > m) m = p + 0}
                     /\(Gen: +[0-9]+\)/ {print $5 > pauses}
                     END {printf "%s|%s|%s|%s", g, c, l, m + 0}' "$base.S")"
             fi
