@@ -293,7 +293,8 @@ static void mr_finish(gc_thread *gct, generation *gen, bool collected)
     bd_free_chain_lock(dead);
     mark_done();
     /* Address order: promotion then writes through memory as into fresh blocks. */
-    qsort(holes, n_holes, sizeof *holes, hole_cmp);
+    if (n_holes > 1) /* holes is NULL until the first hole */
+        qsort(holes, n_holes, sizeof *holes, hole_cmp);
     scan_hole = next_hole = 0;
     scan_p = n_holes ? holes[0].start : NULL;
 }
