@@ -190,7 +190,12 @@ loop:
 
     uint16_t flags = gc_block_flags(bd);
     if (flags & (BF_EVACUATED | BF_LARGE | BF_MARKED)) {
-        if (RTS_UNLIKELY(flags & BF_MARKED))
+        /*
+         * Nonmoving segments keep BF_EVACUATED; a collection that marks
+         * them says so in gct (Note [Nonmoving segments] in nonmoving.c).
+         */
+        if (RTS_UNLIKELY(flags & (BF_MARKED | BF_NONMOVING)) &&
+            ((flags & BF_MARKED) || gct->nm_grey))
             mark_object(gct, q, bd);
         else if (!(flags & BF_EVACUATED))
             evac_large(gct, bd);

@@ -135,6 +135,7 @@ static void prepare_thread(gc_thread *gct)
     gct->copied_this_gc = 0;
     gct->busy_ns = 0;
     gct->eager_promotion = true;
+    gct->nm_grey = nm_segments_marked();
     gct->failed_to_evac = false;
     gct->scan_bd = NULL;
     gct->n_todo = 0;

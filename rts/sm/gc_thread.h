@@ -75,6 +75,7 @@ typedef struct gc_thread_ {
     bool eager_promotion;    /* promote to evac_gen_no rather than fail */
     bool failed_to_evac;     /* the object being scavenged still points young */
     bool mark_statics;       /* a major GC: static closures reached are marked */
+    bool nm_grey;            /* pointers into nonmoving segments are marked (nm_segments_marked) */
     uint32_t selector_depth; /* nested selector thunks being evaluated */
     bdescr *scan_bd;         /* block being scavenged, or NULL */
     uint64_t copied_words;   /* words copied in this GC (counted per to-space block) */

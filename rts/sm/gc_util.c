@@ -6,6 +6,7 @@
 #include "sm/block.h"
 #include "sm/evac.h"
 #include "sm/mblock.h"
+#include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/storage.h"
 
@@ -20,7 +21,8 @@ bool gc_is_alive(StgClosure **pp)
         StgWord tag = GET_TAG(p);
         StgClosure *q = UNTAG(p);
         bdescr *bd = Bdescr(q);
-        if (bd->flags & BF_EVACUATED) {
+        /* A nonmoving segment keeps BF_EVACUATED; a marking collection decides it by its marks. */
+        if ((bd->flags & BF_EVACUATED) && !((bd->flags & BF_NONMOVING) && nm_segments_marked())) {
             *pp = p;
             return true;
         }

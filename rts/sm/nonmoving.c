@@ -104,7 +104,7 @@ static SlotRun *runs;                                /* [n_classes]: the open ru
 
 static uint8_t epoch = 1, prev_epoch;
 bool nm_marking;
-/* The segments carry BF_MARKED (a stop-the-world mark, or a pause of a concurrent cycle). */
+/* Pointers into segments are marked: a stop-the-world mark, or a pause of a concurrent cycle. */
 static bool segs_marked;
 /* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
 static uint64_t swept_live, swept_slots;
@@ -271,10 +271,15 @@ static void set_segment_flags(bdescr *head, uint16_t flags)
         head[i].flags = flags;
 }
 
-static uint16_t segment_flags(void)
-{
-    return (uint16_t)(BF_NONMOVING | (segs_marked ? BF_MARKED : BF_EVACUATED));
-}
+/*
+ * A segment's flags never change: BF_EVACUATED says "never moves" to a
+ * collection that does not decide the generation, and one that does (a
+ * major mark, the pauses of a concurrent cycle that grey) says so in
+ * gct->nm_grey, so that starting and ending a mark costs nothing per
+ * segment (the flags of every segment's blocks were rewritten twice a
+ * cycle before: milliseconds on a large heap).
+ */
+#define SEGMENT_FLAGS ((uint16_t)(BF_NONMOVING | BF_EVACUATED))
 
 static NmSegment *new_segment(generation *gen, uint32_t cls)
 {
@@ -286,7 +291,7 @@ static NmSegment *new_segment(generation *gen, uint32_t cls)
         bd[i].dest_no = (uint16_t)gen->to->no;
         bd[i].free = end; /* objects may cross block boundaries: the segment is one extent */
     }
-    set_segment_flags(bd, segment_flags());
+    set_segment_flags(bd, SEGMENT_FLAGS);
     bd->link = gen->blocks;
     gen->blocks = bd;
     gen->n_blocks += NM_SEGMENT_BLOCKS;
@@ -493,8 +498,11 @@ void nm_new_epoch(void)
 void nm_set_segments_marked(bool marked)
 {
     segs_marked = marked;
-    for (bdescr *bd = oldest_gen->blocks; bd; bd = bd->link)
-        set_segment_flags(bd, segment_flags());
+}
+
+bool nm_segments_marked(void)
+{
+    return segs_marked;
 }
 
 bool nm_slot_marked(const StgClosure *q, const bdescr *bd)

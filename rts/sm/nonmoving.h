@@ -19,9 +19,9 @@
 /*
  * A segment's header, at the start of its block group; slots follow the
  * epoch bytes. Invariants (checked by nm_check): every block of the group
- * carries BF_NONMOVING and the generation's gen/gen_no/dest_no; between
- * collections BF_EVACUATED and not BF_MARKED, during a major collection
- * BF_MARKED and not BF_EVACUATED; the segment is on exactly one list of its
+ * carries BF_NONMOVING | BF_EVACUATED (always: a collection that marks
+ * the generation says so in gct->nm_grey) and the generation's
+ * gen/gen_no/dest_no; the segment is on exactly one list of its
  * size class (the current one, active or filled) and on the generation's
  * block list (through its head descriptor's link); `live` counts the slots
  * whose epoch byte is the current epoch (not kept while a concurrent mark
@@ -123,7 +123,8 @@ void nm_verify(void);
 
 /* nonmoving.c's side of the cycle. */
 void nm_new_epoch(void);                  /* START: a new epoch; marking until the sweep */
-void nm_set_segments_marked(bool marked); /* segments' flags: BF_MARKED for a pause, or not */
+void nm_set_segments_marked(bool marked); /* this collection marks what reaches segments, or not */
+bool nm_segments_marked(void);
 bool nm_slot_marked(const StgClosure *q, const bdescr *bd);
 
 #endif /* RTS_SM_NONMOVING_H */
