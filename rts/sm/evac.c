@@ -6,6 +6,8 @@
 #include "messages.h"
 #include "sm/gc_par.h"
 #include "sm/layout.h"
+#include "sm/nonmoving.h"
+#include "sm/storage.h"
 
 void evac_bad_object(const StgClosure *q, const char *where)
 {
@@ -26,6 +28,11 @@ static GcSpinLock large_lock;
 
 void evac_large(gc_thread *gct, bdescr *bd)
 {
+    if (RTS_UNLIKELY(nm_pause == NM_PAUSE_START) && bd->gen_no == oldest_gen->no) {
+        /* A concurrent cycle's start: greyed, not moved (Note [The concurrent mark]). */
+        nm_grey_large(gct, bd);
+        return;
+    }
 #ifdef THREADED_RTS
     if (gct->parallel) {
         gc_spin_lock(&large_lock);

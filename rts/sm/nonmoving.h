@@ -105,6 +105,8 @@ void nm_pause_begin(NmPause pause);
 void nm_pause_end(void);
 /* A pause's part of the generation's scan. */
 bool nm_pause_scan(gc_thread *gct, uint32_t gen_no);
+/* evac_large's case in a start pause: a large object of the nonmoving generation is greyed. */
+void nm_grey_large(gc_thread *gct, bdescr *bd);
 /* mark_object's nonmoving case under the concurrent mark: grey q. */
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd);
 /* This cycle so far: the mark thread's CPU and busy time, and the time since the START. */

@@ -248,6 +248,15 @@ static void grey(StgClosure *p, gc_thread *gct)
         push(p);
 }
 
+void nm_grey_large(gc_thread *gct, bdescr *bd)
+{
+    ASSERT(nm_pause == NM_PAUSE_START && ptrset_has(&cand_large, bd));
+    (void)gct;
+    bd->flags |= BF_EVACUATED;
+    if (ptrset_add(&marked_large, bd))
+        push((StgClosure *)bd->start);
+}
+
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
 {
     (void)bd;
@@ -507,9 +516,9 @@ void nm_pause_begin(NmPause pause)
     case NM_PAUSE_FULL:
         ASSERT(!cycle && sp == 0);
         nm_new_epoch();
-        pause_greys();
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
+        pause_greys();
         if (n_cap_chunk < n_capabilities) {
             cap_chunk = hooks_realloc(cap_chunk, n_capabilities * sizeof *cap_chunk, "nm chunks");
             for (uint32_t c = n_cap_chunk; c < n_capabilities; c++)
@@ -535,7 +544,20 @@ void nm_pause_begin(NmPause pause)
 static void pause_greys(void)
 {
     generation *gen = oldest_gen;
-    if (nm_pause == NM_PAUSE_START || nm_pause == NM_PAUSE_FULL) {
+    if (nm_pause == NM_PAUSE_START) {
+        nm_set_segments_marked(true);
+        /*
+         * Large objects: every one is a candidate; one the pause reaches is
+         * greyed (nm_grey_large), left for the mark thread to trace, not
+         * scanned in the pause (a large array was the start pause's longest
+         * part). Without BF_EVACUATED for the pause, so that the first
+         * pointer to one reaches evac_large.
+         */
+        for (bdescr *bd = gen->large_objects; bd; bd = bd->link) {
+            ptrset_add(&cand_large, bd);
+            bd->flags &= (uint16_t)~BF_EVACUATED;
+        }
+    } else if (nm_pause == NM_PAUSE_FULL) {
         nm_set_segments_marked(true);
         /* Large objects: from-space for the pause (as mark_prepare). */
         gen->old_large_objects = gen->large_objects;
@@ -571,12 +593,8 @@ void nm_pause_end(void)
     case NM_PAUSE_START:
         nm_set_segments_marked(false);
         /* Not reached in the pause: marked by the tracer, or dead at the final pause. */
-        for (bdescr *bd = gen->old_large_objects, *next; bd; bd = next) {
-            next = bd->link;
-            sm_link_large(gen, bd);
-            ptrset_add(&cand_large, bd);
-        }
-        gen->old_large_objects = NULL;
+        for (bdescr *bd = gen->large_objects; bd; bd = bd->link)
+            bd->flags |= BF_EVACUATED;
         __atomic_store_n(&cycle, true, __ATOMIC_RELEASE);
         cycle_start_ns = os_time_monotonic_ns();
         prev_sink = sm_barrier_get_sink();
