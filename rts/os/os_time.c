@@ -27,6 +27,14 @@ int64_t os_time_thread_cpu_ns(void)
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+int64_t os_time_cpu_of_thread_ns(pthread_t thread)
+{
+    clockid_t id;
+    if (pthread_getcpuclockid(thread, &id) != 0)
+        return 0;
+    return clock_ns(id);
+}
+
 uint64_t os_page_faults(void)
 {
     struct rusage ru;

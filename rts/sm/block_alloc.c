@@ -244,10 +244,14 @@ bdescr *bd_alloc_block_on_node_lock(uint32_t node)
     return bd;
 }
 
+uint64_t bd_free_seq;
+
 void bd_free_group(bdescr *bd)
 {
     if (bd->free == BD_FREE_MARK || bd->blocks == 0)
         msg_barf("bd_free_group: %p is not the head of an allocated group", (void *)bd->start);
+    /* Before any descriptor changes: see bd_free_seq in block_alloc.h. */
+    __atomic_fetch_add(&bd_free_seq, 1, __ATOMIC_SEQ_CST);
     n_alloc_blocks -= bd->blocks;
 #ifdef DEBUG
     /*

@@ -45,6 +45,29 @@ void bd_free_group_lock(bdescr *bd);
 void bd_free_chain(bdescr *bd);
 void bd_free_chain_lock(bdescr *bd);
 
+/*
+ * Counts the groups ever freed, bumped before a freed group's descriptors
+ * change. A thread that reads block descriptors without sm_lock while
+ * another thread may free and reuse those blocks (the nonmoving mark
+ * thread beside a minor collection: Note [Tracing beside a collection] in
+ * nonmoving_mark.c) reads the count before and after (bd_free_seq_begin,
+ * bd_free_seq_unchanged): unchanged, no descriptor it read was freed in
+ * between, so each described the block as it was when its pointer was read.
+ */
+extern uint64_t bd_free_seq;
+static inline uint64_t bd_free_seq_begin(void)
+{
+    return __atomic_load_n(&bd_free_seq, __ATOMIC_ACQUIRE);
+}
+/*
+ * The caller read the descriptors with acquire loads: no later load (this
+ * one) moves before them. (Not a fence: GCC's ThreadSanitizer has none.)
+ */
+static inline bool bd_free_seq_unchanged(uint64_t seen)
+{
+    return __atomic_load_n(&bd_free_seq, __ATOMIC_ACQUIRE) == seen;
+}
+
 /* Would a group of n blocks ever fit in the heap's address space? */
 bool bd_request_fits(StgWord n);
 

@@ -279,6 +279,7 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     nm_pause_mark_thread();
     if (force_major) {
         /* A full collection now: finish the cycle running, then a whole one in one pause. */
+        nm_stop_mark_thread();
         if (nm_cycle_running()) {
             nm_drain_in_pause();
             collect(cap, true, reason, sync_ns, NM_PAUSE_FINAL);
@@ -294,7 +295,8 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
 static void collect(Capability *cap, bool force_major, GcReason reason, int64_t sync_ns,
                     NmPause want)
 {
-    int64_t pause_t0 = os_time_monotonic_ns(), pause_cpu0 = os_time_process_cpu_ns();
+    int64_t pause_t0 = os_time_monotonic_ns();
+    int64_t pause_cpu0 = os_time_process_cpu_ns() - nm_mark_thread_cpu_ns();
     stats_gc_start();
     if (rts_flags.gc.ring_bell) {
         fputc('\a', stderr);
@@ -436,7 +438,8 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
     if (pause == NM_PAUSE_FINAL) {
         int64_t mark_cpu, mark_elapsed, cycle_elapsed;
         nm_cycle_times(&mark_cpu, &mark_elapsed, &cycle_elapsed);
-        stats_nonmoving_cycle(mark_cpu, cycle_elapsed, os_time_process_cpu_ns() - pause_cpu0,
+        stats_nonmoving_cycle(mark_cpu, cycle_elapsed,
+                              os_time_process_cpu_ns() - nm_mark_thread_cpu_ns() - pause_cpu0,
                               os_time_monotonic_ns() - pause_t0);
     }
 }

@@ -317,11 +317,17 @@ static StgPtr slot_addr(const NmSegment *s, uint32_t i)
     return s->slots + (StgWord)i * s->slot_words;
 }
 
+/* A slot's epoch byte, which the mark thread may be setting (Note [Tracing beside a collection]). */
+static uint8_t mark_byte(const NmSegment *s, uint32_t i)
+{
+    return __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
+}
+
 /* The next free slot of s from its cursor, or n_slots. */
 static uint32_t find_free(NmSegment *s)
 {
     uint32_t i = s->next_free;
-    while (i < s->n_slots && !slot_free(s->mark[i]))
+    while (i < s->n_slots && !slot_free(mark_byte(s, i)))
         i++;
     return i;
 }
@@ -413,7 +419,7 @@ __attribute__((noinline)) static void open_run(generation *gen, uint32_t cls)
             uint32_t i = find_free(s);
             if (i < s->n_slots) {
                 uint32_t j = i + 1;
-                while (j < s->n_slots && slot_free(s->mark[j]))
+                while (j < s->n_slots && slot_free(mark_byte(s, j)))
                     j++;
                 r->bump = a->scan = slot_addr(s, i);
                 r->lim = slot_addr(s, j);
@@ -542,6 +548,30 @@ bool nm_mark(StgClosure *q, bdescr *bd)
     if (b != prev_epoch)
         msg_barf("nonmoving: marking %p, a free slot (epoch byte %u; epoch %u)", (void *)q, b,
                  epoch);
+    __atomic_store_n(&s->mark[i], epoch, __ATOMIC_RELAXED);
+    return true;
+}
+
+bool nm_mark_concurrent(StgClosure *q, bdescr *bd)
+{
+    NmSegment *s = segment_of_bd(bd);
+    uint32_t i = slot_index(s, q);
+    ASSERT(i < s->n_slots && (StgPtr)q == slot_addr(s, i));
+    uint8_t b = __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
+    if (b != prev_epoch) {
+        /*
+         * Marked, or allocated black by a minor collection running beside
+         * the mark thread (its byte is written before any pointer to the
+         * object is stored: on x86-64, seen in that order).
+         */
+#ifdef DEBUG
+        if (b != epoch)
+            msg_barf("nonmoving: the mark thread reached %p, a free slot (epoch byte %u; "
+                     "epoch %u)",
+                     (void *)q, b, epoch);
+#endif
+        return false;
+    }
     __atomic_store_n(&s->mark[i], epoch, __ATOMIC_RELAXED);
     return true;
 }

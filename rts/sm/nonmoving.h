@@ -47,6 +47,9 @@ void nm_exit(void);
 
 /* The mark of a major collection reached q (in a segment): false if it was already marked. */
 bool nm_mark(StgClosure *q, bdescr *bd);
+/* The mark thread reached q (in a segment; Note [Tracing beside a collection]): true if it marked
+ * it now. */
+bool nm_mark_concurrent(StgClosure *q, bdescr *bd);
 /* After a mark-stack overflow: scan every marked slot again (mark.c). */
 void nm_rescan(gc_thread *gct, uint32_t gen_no,
                void (*scan)(gc_thread *gct, StgClosure *q, uint32_t gen_no));
@@ -92,9 +95,11 @@ extern NmPause nm_pause;
 bool nm_concurrent(void);    /* this runtime marks the nonmoving heap concurrently */
 bool nm_cycle_running(void); /* between a START pause and its FINAL */
 uint64_t nm_cycles(void);    /* concurrent cycles completed */
-/* Around a pause (world stopped): stop / restart the mark thread; flushes the capabilities'
- * update remembered sets. */
+/* Around a pause (world stopped): hand the capabilities' update remembered sets to the mark
+ * (which goes on beside a minor collection), and let it go on after the pause;
+ * nm_stop_mark_thread: a pause that needs it stopped (start, final, full; nm_pause_begin). */
 void nm_pause_mark_thread(void);
+void nm_stop_mark_thread(void);
 void nm_resume_mark_thread(void);
 /* The mark had run dry when this pause began (the capabilities' unflushed remembered sets
  * aside, which the final pause marks itself): the FINAL may run. */
@@ -111,6 +116,8 @@ void nm_grey_large(gc_thread *gct, bdescr *bd);
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd);
 /* This cycle so far: the mark thread's CPU and busy time, and the time since the START. */
 void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cycle_elapsed_ns);
+/* The CPU time the mark thread has used (the statistics leave it out of the pauses'). */
+int64_t nm_mark_thread_cpu_ns(void);
 /* Shut-down: stop the mark thread, free its state. */
 void nm_mark_exit(void);
 /* weak.c: a weak's value or finalizer p is left to the final pause (a START pause, p old). */

@@ -111,6 +111,7 @@
 #include "messages.h"
 #include "os/os_time.h"
 #include "sm/barrier_sink.h"
+#include "sm/block_alloc.h"
 #include "sm/evac.h"
 #include "sm/nonmoving.h"
 #include "sm/policy.h"
@@ -156,7 +157,7 @@ static pthread_t mark_thread;
 static bool paused; /* the collector holds mark_lock */
 
 /* This cycle's figures (the mark thread's are atomic). */
-static int64_t cycle_mark_cpu_ns, cycle_mark_elapsed_ns;
+static int64_t cycle_mark_elapsed_ns;
 static int64_t cycle_start_ns;
 static uint64_t cycles;
 
@@ -199,6 +200,26 @@ static void grow(StgClosure ***a, StgWord *capacity, const char *what)
     *a = hooks_realloc(*a, *capacity * sizeof **a, what);
 }
 
+static void push_entry(StgClosure *e)
+{
+    if (sp == stack_cap)
+        grow(&stack, &stack_cap, "nm mark stack");
+    stack[sp++] = e;
+}
+
+/*
+ * The rest of an object with many pointer fields, from field `from` on: two
+ * entries, the index under the object tagged with 1 (objects are
+ * word-aligned). A large array is traced SLICE fields at a time, so that a
+ * pause never waits for the mark thread to finish one (mark_batch).
+ */
+#define SLICE 2048
+static void push_slice(StgClosure *q, StgWord from)
+{
+    push_entry((StgClosure *)from);
+    push_entry((StgClosure *)((StgWord)q | 1));
+}
+
 static void push(StgClosure *q)
 {
     uint32_t type = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE)->type;
@@ -208,9 +229,7 @@ static void push(StgClosure *q)
         deferred[n_deferred++] = q;
         return;
     }
-    if (sp == stack_cap)
-        grow(&stack, &stack_cap, "nm mark stack");
-    stack[sp++] = q;
+    push_entry(q);
 }
 
 static bool in_oldest_large(const bdescr *bd, uint16_t flags)
@@ -263,8 +282,88 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
     grey(q, gct);
 }
 
-/* The tracer: every pointer field of q, without moving or writing anything. */
-static void trace(StgClosure *q, gc_thread *gct)
+/*
+ * Note [Tracing beside a collection]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The mark thread keeps tracing while a minor collection runs (a DURING
+ * pause takes no lock the mark thread holds), so on a program that spends
+ * most of its time collecting the young generation the mark still
+ * progresses. What the two share, and why it is safe:
+ *
+ *  - Fields of nonmoving objects: a minor collection rewrites the ones
+ *    that point young (to the young object's new address, or to its
+ *    promoted copy, which is allocated black). The tracer reads either
+ *    value; both are young or black, and neither needs greying.
+ *  - Block descriptors: a young pointer the tracer read may be stale by
+ *    the time it reads the pointer's descriptor — the collection moved the
+ *    object, freed its block, and the block became part of a new segment —
+ *    and the descriptor would then claim a segment that the pointer is no
+ *    slot of. So the tracer reads a run of fields and their descriptors,
+ *    then checks that no block group was freed meanwhile (bd_free_seq in
+ *    block_alloc.h); if one was, it reads the run again. If none was, each
+ *    descriptor describes its block as it was when the pointer was read,
+ *    when the pointer was a real one (the field held it); and a block that
+ *    was a segment then is one until the cycle ends (segments are freed by
+ *    the sweep only).
+ *  - Epoch bytes: the tracer marks slots holding the previous epoch; the
+ *    collection's promotion takes free slots (neither epoch) and gives them
+ *    the current one. They never write the same byte. A slot the tracer
+ *    reaches that holds the current epoch is marked or allocated black.
+ *  - Everything else of the mark (its stack, the deferred TSOs and STACKs,
+ *    the large-object sets) is the mark thread's between the start and the
+ *    final pause, which hold mark_lock; a DURING pause touches none of it.
+ *    Updated remembered-set chunks go through upd_lock.
+ *
+ * The collector's writes of those fields are plain stores and the
+ * tracer's reads atomic ones; ThreadSanitizer is told (tests/tsan.supp).
+ */
+typedef struct {
+    StgClosure *p;
+    uint16_t flags;
+} Found;
+
+/* The mark thread's tracing of n fields: see Note [Tracing beside a collection]. */
+static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
+{
+    enum { RUN = 32 };
+    Found found[RUN];
+    for (StgWord i = 0; i < n; i += RUN) {
+        StgWord k = n - i < RUN ? n - i : RUN;
+        uint32_t m;
+        for (;;) {
+            uint64_t seq = bd_free_seq_begin();
+            m = 0;
+            for (StgWord j = 0; j < k; j++) {
+                StgClosure *p = UNTAG(__atomic_load_n(&f[i + j], __ATOMIC_RELAXED));
+                if (p == NULL || !HEAP_ALLOCED(p))
+                    continue;
+                uint16_t flags = __atomic_load_n(&Bdescr(p)->flags, __ATOMIC_ACQUIRE);
+                if (flags & (BF_NONMOVING | BF_LARGE))
+                    found[m++] = (Found){p, flags};
+            }
+            if (bd_free_seq_unchanged(seq))
+                break;
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            StgClosure *p = found[j].p;
+            bdescr *bd = Bdescr(p);
+            if (found[j].flags & BF_NONMOVING) {
+                if (nm_mark_concurrent(p, bd))
+                    push(p);
+            } else if (ptrset_has(&cand_large, bd) && ptrset_add(&marked_large, bd)) {
+                push(p); /* a young large object is no candidate: its flags were enough */
+            }
+        }
+    }
+}
+
+/*
+ * The tracer: the pointer fields of q from field `from` on, without moving
+ * or writing anything but epoch bytes. gct: a pause's GC thread (the world
+ * is stopped), or NULL: the mark thread, beside mutators and maybe a minor
+ * collection.
+ */
+static void trace(StgClosure *q, StgWord from, gc_thread *gct)
 {
     const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
     ScanInfo si = scan_info(q, info, SCAN_KEEP_BLACKHOLED);
@@ -277,10 +376,33 @@ static void trace(StgClosure *q, gc_thread *gct)
         msg_barf("nonmoving: the tracer met a %s", layout_type_name(info->type));
     default: {
         StgClosure **f = (StgClosure **)q + si.ptr_off;
-        for (uint32_t i = 0; i < si.n_ptrs; i++)
+        StgWord n = si.n_ptrs;
+        if (from >= n)
+            return;
+        if (n - from > SLICE) {
+            n = from + SLICE;
+            push_slice(q, n);
+        }
+        if (gct == NULL) {
+            nm_trace_fields_concurrent(f + from, n - from);
+            return;
+        }
+        for (StgWord i = from; i < n; i++)
             grey(__atomic_load_n(&f[i], __ATOMIC_RELAXED), gct);
         return;
     }
+    }
+}
+
+/* Trace the entry on top of the mark stack (sp > 0). */
+static void trace_top(gc_thread *gct)
+{
+    StgClosure *e = stack[--sp];
+    if ((StgWord)e & 1) {
+        StgWord from = (StgWord)stack[--sp];
+        trace((StgClosure *)((StgWord)e & ~(StgWord)1), from, gct);
+    } else {
+        trace(e, 0, gct);
     }
 }
 
@@ -316,10 +438,14 @@ static void flush_cap(uint32_t c)
     cap_chunk[c] = fresh;
 }
 
+/* The mark thread has nothing to do: set by it before it sleeps, cleared by post_work (atomic). */
+static bool dry = true;
+
 static void post_work(void)
 {
     pthread_mutex_lock(&ctl_lock);
     work_posted = true;
+    __atomic_store_n(&dry, false, __ATOMIC_RELEASE);
     pthread_cond_signal(&ctl_cond);
     pthread_mutex_unlock(&ctl_lock);
 }
@@ -370,7 +496,7 @@ static void drain(gc_thread *gct)
 {
     do {
         while (sp > 0)
-            trace(stack[--sp], gct);
+            trace_top(gct);
     } while (take_chunks(gct));
 }
 
@@ -384,7 +510,7 @@ static bool mark_batch(void)
     for (uint32_t n = 0; n < BATCH; n++) {
         if (sp == 0 && (!take_chunks(NULL) || sp == 0))
             return false;
-        trace(stack[--sp], NULL);
+        trace_top(NULL);
     }
     return true;
 }
@@ -400,18 +526,29 @@ static void *mark_main(void *arg)
             break;
         work_posted = false;
         pthread_mutex_unlock(&ctl_lock);
-        int64_t cpu0 = os_time_thread_cpu_ns(), t0 = os_time_monotonic_ns();
+        int64_t t0 = os_time_monotonic_ns();
         for (bool more = true; more;) {
             pthread_mutex_lock(&mark_lock);
             more = nm_cycle_running() && mark_batch();
             pthread_mutex_unlock(&mark_lock);
         }
-        __atomic_fetch_add(&cycle_mark_cpu_ns, os_time_thread_cpu_ns() - cpu0, __ATOMIC_RELAXED);
         __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&ctl_lock);
+        if (!work_posted)
+            __atomic_store_n(&dry, true, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&ctl_lock);
     return NULL;
+}
+
+/* The mark thread's CPU time when it stopped (nm_mark_exit). */
+static int64_t exited_thread_cpu_ns;
+
+int64_t nm_mark_thread_cpu_ns(void)
+{
+    if (__atomic_load_n(&thread_started, __ATOMIC_ACQUIRE))
+        return exited_thread_cpu_ns + os_time_cpu_of_thread_ns(mark_thread);
+    return exited_thread_cpu_ns;
 }
 
 static void start_thread(void)
@@ -421,7 +558,7 @@ static void start_thread(void)
     stopping = false;
     if (pthread_create(&mark_thread, NULL, mark_main, NULL) != 0)
         msg_fatal(1, "nonmoving: cannot start the mark thread");
-    thread_started = true;
+    __atomic_store_n(&thread_started, true, __ATOMIC_RELEASE);
 }
 
 void nm_mark_exit(void)
@@ -431,8 +568,10 @@ void nm_mark_exit(void)
         stopping = true;
         pthread_cond_signal(&ctl_cond);
         pthread_mutex_unlock(&ctl_lock);
+        int64_t cpu = nm_mark_thread_cpu_ns();
         pthread_join(mark_thread, NULL);
-        thread_started = false;
+        __atomic_store_n(&thread_started, false, __ATOMIC_RELEASE);
+        exited_thread_cpu_ns = cpu;
     }
     if (nm_cycle_running())
         sm_barrier_set_sink(prev_sink);
@@ -461,26 +600,43 @@ void nm_mark_exit(void)
 /* --- the pauses (gc.c) ---------------------------------------------------------------- */
 
 static bool ran_dry; /* at this pause, before the flush: the mark had nothing left */
+static bool flushed; /* this pause handed capabilities' chunks to the mark */
 
+/*
+ * Every collection of a concurrent runtime begins here, with the world
+ * stopped. The mark thread goes on (Note [Tracing beside a collection]);
+ * the pauses that need it stopped take mark_lock (stop_mark_thread).
+ */
 void nm_pause_mark_thread(void)
 {
+    ran_dry = __atomic_load_n(&dry, __ATOMIC_ACQUIRE);
+    /* Everything the mutators reported is the mark's now. */
+    flushed = false;
+    for (uint32_t c = 0; c < n_cap_chunk; c++)
+        if (cap_chunk[c]->n > 0) {
+            flush_cap(c);
+            flushed = true;
+        }
+}
+
+void nm_stop_mark_thread(void)
+{
+    if (paused)
+        return;
     pthread_mutex_lock(&mark_lock);
     paused = true;
-    pthread_mutex_lock(&upd_lock);
-    ran_dry = sp == 0 && full_chunks == NULL;
-    pthread_mutex_unlock(&upd_lock);
-    /* Everything the mutators reported is the mark's now. */
-    for (uint32_t c = 0; c < n_cap_chunk; c++)
-        flush_cap(c);
 }
 
 void nm_resume_mark_thread(void)
 {
-    paused = false;
-    pthread_mutex_lock(&upd_lock);
-    bool work = nm_cycle_running() && (sp > 0 || full_chunks != NULL);
-    pthread_mutex_unlock(&upd_lock);
-    pthread_mutex_unlock(&mark_lock);
+    bool work = nm_cycle_running() && flushed;
+    if (paused) {
+        pthread_mutex_lock(&upd_lock);
+        work = nm_cycle_running() && (sp > 0 || full_chunks != NULL);
+        pthread_mutex_unlock(&upd_lock);
+        paused = false;
+        pthread_mutex_unlock(&mark_lock);
+    }
     if (work) {
         start_thread();
         post_work();
@@ -489,7 +645,6 @@ void nm_resume_mark_thread(void)
 
 bool nm_nothing_left(void)
 {
-    ASSERT(paused);
     return ran_dry;
 }
 
@@ -509,7 +664,8 @@ static void pause_greys(void);
 
 void nm_pause_begin(NmPause pause)
 {
-    ASSERT(paused);
+    if (pause != NM_PAUSE_DURING)
+        nm_stop_mark_thread();
     nm_pause = pause;
     switch (pause) {
     case NM_PAUSE_START:
@@ -525,7 +681,6 @@ void nm_pause_begin(NmPause pause)
                 cap_chunk[c] = new_chunk();
             n_cap_chunk = n_capabilities;
         }
-        __atomic_store_n(&cycle_mark_cpu_ns, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&cycle_mark_elapsed_ns, 0, __ATOMIC_RELAXED);
         break;
     case NM_PAUSE_FINAL: {
@@ -657,7 +812,7 @@ bool nm_pause_scan(gc_thread *gct, uint32_t gen_no)
         }
         if (nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL) {
             while (sp > 0) {
-                trace(stack[--sp], gct);
+                trace_top(gct);
                 progress = true;
             }
         }
@@ -666,9 +821,14 @@ bool nm_pause_scan(gc_thread *gct, uint32_t gen_no)
     return work;
 }
 
+static int64_t cpu_at_last_final;
+
 void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cycle_elapsed_ns)
 {
-    *mark_cpu_ns = __atomic_load_n(&cycle_mark_cpu_ns, __ATOMIC_RELAXED);
+    /* The mark thread's CPU since the last cycle ended (its sweep included). */
+    int64_t cpu = nm_mark_thread_cpu_ns();
+    *mark_cpu_ns = cpu - cpu_at_last_final;
+    cpu_at_last_final = cpu;
     *mark_elapsed_ns = __atomic_load_n(&cycle_mark_elapsed_ns, __ATOMIC_RELAXED);
     *cycle_elapsed_ns = os_time_monotonic_ns() - cycle_start_ns;
 }

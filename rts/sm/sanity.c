@@ -95,7 +95,8 @@ static void own(bdescr *bd, const char *owner)
         FAIL("block group %p is owned twice (again by %s)", (void *)bd->start, owner);
     if (bd_is_free(bd))
         FAIL("block group %p of %s is on a free list", (void *)bd->start, owner);
-    bd->flags |= BF_SANITY_SEEN;
+    /* Atomic: the nonmoving mark thread reads segments' flags meanwhile. */
+    __atomic_fetch_or(&bd->flags, (uint16_t)BF_SANITY_SEEN, __ATOMIC_RELAXED);
     owned += bd->blocks;
 }
 
@@ -108,7 +109,7 @@ static void own_chain(bdescr *bd, const char *owner)
 static void unown_chain(bdescr *bd)
 {
     for (; bd; bd = bd->link)
-        bd->flags &= (uint16_t)~BF_SANITY_SEEN;
+        __atomic_fetch_and(&bd->flags, (uint16_t)~BF_SANITY_SEEN, __ATOMIC_RELAXED);
 }
 
 static void for_each_owner(void (*f)(bdescr *, const char *))

@@ -64,6 +64,12 @@ static Time now_cpu(void)
 {
     return os_time_process_cpu_ns();
 }
+/* A collection's CPU time is the process's less the concurrent mark thread's, which runs beside
+ * it (Note [Tracing beside a collection]) and is counted as the nonmoving collector's. */
+static Time now_gc_cpu(void)
+{
+    return os_time_process_cpu_ns() - nm_mark_thread_cpu_ns();
+}
 static Time now_elapsed(void)
 {
     return os_time_monotonic_ns();
@@ -104,7 +110,7 @@ void stats_init_end(void)
 
 void stats_gc_start(void)
 {
-    gc_start_cpu = now_cpu();
+    gc_start_cpu = now_gc_cpu();
     gc_start_elapsed = now_elapsed();
     gc_start_faults = os_page_faults();
     gc_start_allocated_words = sm_allocated_since_gc();
@@ -136,7 +142,7 @@ void stats_nonmoving_cycle(int64_t mark_cpu_ns, int64_t mark_elapsed_ns, int64_t
 
 void stats_gc_end(Capability *cap, const GcStatsRecord *rec)
 {
-    Time end_cpu = now_cpu(), end_elapsed = now_elapsed();
+    Time end_cpu = now_gc_cpu(), end_elapsed = now_elapsed();
     uint64_t faults = os_page_faults();
     Time cpu = end_cpu - gc_start_cpu;
     Time elapsed = end_elapsed - gc_start_elapsed;
@@ -249,6 +255,9 @@ void stats_summarise(StatsSummary *sum)
     Time ex_start_cpu = in_exit ? exit_start_cpu : end_cpu;
     Time ex_start_elapsed = in_exit ? exit_start_elapsed : end_elapsed;
     Time ex_gc_cpu = exit_gc_cpu, ex_gc_elapsed = exit_gc_elapsed;
+    /* All the mark thread's CPU, the sweeps after the last cycle's end included. */
+    if (rts_flags.gc.nonmoving)
+        s->nonmoving_gc_cpu_ns = nm_mark_thread_cpu_ns();
     if (in_gc && !exit_done) {
         Time cut_cpu = now_c - gc_start_cpu, cut_elapsed = now_e - gc_start_elapsed;
         s->gc_cpu_ns += cut_cpu;
@@ -369,6 +378,8 @@ void getRTSStats(RTSStats *s)
     *s = stats;
     s->cpu_ns = now_cpu() - init_end_cpu;
     s->elapsed_ns = now_elapsed() - init_end_elapsed;
+    if (rts_flags.gc.nonmoving)
+        s->nonmoving_gc_cpu_ns = nm_mark_thread_cpu_ns();
     s->mutator_cpu_ns = s->cpu_ns - s->gc_cpu_ns - s->nonmoving_gc_cpu_ns;
     s->mutator_elapsed_ns = s->elapsed_ns - s->gc_elapsed_ns;
 }
