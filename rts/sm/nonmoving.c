@@ -317,7 +317,8 @@ static StgPtr slot_addr(const NmSegment *s, uint32_t i)
     return s->slots + (StgWord)i * s->slot_words;
 }
 
-/* A slot's epoch byte, which the mark thread may be setting (Note [Tracing beside a collection]). */
+/* A slot's epoch byte, which the mark thread may be setting (Note [Tracing beside a collection]).
+ */
 static uint8_t mark_byte(const NmSegment *s, uint32_t i)
 {
     return __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
