@@ -245,13 +245,27 @@ static NmPause plan_pause(NmPause want, uint32_t *N)
     if (!nm_concurrent())
         return NM_PAUSE_NONE;
     if (want == NM_PAUSE_NONE) {
-        if (nm_cycle_running())
+        if (nm_cycle_running()) {
             want = nm_nothing_left() ? NM_PAUSE_FINAL : NM_PAUSE_DURING;
-        else if (*N == oldest || nm_take_cycle_request())
+        } else if (nm_sweeping()) {
+            /* The next cycle waits for the last one's sweep (Note [The concurrent sweep]). */
+            if (*N == oldest)
+                *N = oldest - 1;
+        } else if (*N == oldest || nm_take_cycle_request()) {
             want = NM_PAUSE_START;
+        }
     }
     switch (want) {
     case NM_PAUSE_START:
+        /*
+         * Every young generation, whatever the trigger chose (a requested
+         * cycle comes with N = 0): the snapshot's pointers from young
+         * objects into the nonmoving heap are greyed only by scanning the
+         * young objects, and a gen-1 object left unscanned under -G3 and
+         * promoted black later kept its referents from ever being marked.
+         */
+        *N = oldest - 1;
+        break;
     case NM_PAUSE_DURING:
         if (*N > oldest - 1)
             *N = oldest - 1;

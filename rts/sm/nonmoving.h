@@ -22,12 +22,15 @@
  * carries BF_NONMOVING | BF_EVACUATED (always: a collection that marks
  * the generation says so in gct->nm_grey) and the generation's
  * gen/gen_no/dest_no; the segment is on exactly one list of its
- * size class (the current one, active or filled) and on the generation's
- * block list (through its head descriptor's link); `live` counts the slots
- * whose epoch byte is the current epoch (not kept while a concurrent mark
- * runs); no slot below `next_free` is free. Guarded by the world being
- * stopped (every change happens in a collection), except the epoch bytes,
- * which the concurrent mark's thread sets (atomically) holding mark_lock.
+ * size class (the current one, active, filled or unswept) or on the dead
+ * list, as `state` says, and on the generation's block list (through its
+ * head descriptor's link and u.back); `live` counts the slots whose epoch
+ * byte is the current epoch (not kept while a concurrent mark runs, nor
+ * in a segment not swept yet); no slot below `next_free` is free. Guarded
+ * by the world being stopped (changes happen in collections), except: the
+ * epoch bytes, which the concurrent mark's thread sets (atomically); and,
+ * after a concurrent cycle, the lists, `live` and `next_free`, which the
+ * sweep's thread changes holding sweep_lock (Note [The concurrent sweep]).
  */
 typedef struct NmSegment_ {
     struct NmSegment_ *link; /* the size class's list this segment is on */
@@ -37,9 +40,16 @@ typedef struct NmSegment_ {
     uint32_t next_free; /* allocation cursor: slots below it are taken */
     uint32_t live;      /* slots holding the current epoch */
     uint32_t slot_inv;  /* ceil(2^32 / slot_words): slot_index without a division */
+    uint32_t state;     /* NM_SEG_*: which kind of list it is on */
     StgPtr slots;       /* slot 0 */
     uint8_t mark[];     /* per slot: the epoch of its last mark or allocation (0: never) */
 } NmSegment;
+
+enum {
+    NM_SEG_IN_USE,  /* a class's current, active or filled segment */
+    NM_SEG_UNSWEPT, /* on its class's unswept list (Note [The concurrent sweep]) */
+    NM_SEG_DEAD,    /* swept with nothing live: to be freed or reused */
+};
 
 /* Start-up / shut-down of the nonmoving heap (storage.c; only under -xn). */
 void nm_init(void);
@@ -129,6 +139,11 @@ void nm_request_cycle(void);
 bool nm_take_cycle_request(void);
 /* Debug ways: every object reachable from the roots is marked (barfs if not). */
 void nm_verify(void);
+
+/* The concurrent sweep (Note [The concurrent sweep] in nonmoving.c). */
+bool nm_sweeping(void);     /* a cycle's segments are not all swept yet */
+bool nm_sweep_batch(void);  /* the mark thread sweeps some; false when none is left */
+void nm_finish_sweep(void); /* a pause sweeps what is left (world stopped) */
 
 /* nonmoving.c's side of the cycle. */
 void nm_new_epoch(void);                  /* START: a new epoch; marking until the sweep */

@@ -527,10 +527,15 @@ static void *mark_main(void *arg)
         work_posted = false;
         pthread_mutex_unlock(&ctl_lock);
         int64_t t0 = os_time_monotonic_ns();
-        for (bool more = true; more;) {
-            pthread_mutex_lock(&mark_lock);
-            more = nm_cycle_running() && mark_batch();
-            pthread_mutex_unlock(&mark_lock);
+        for (bool more = true; more && !__atomic_load_n(&stopping, __ATOMIC_RELAXED);) {
+            if (nm_cycle_running()) {
+                pthread_mutex_lock(&mark_lock);
+                more = nm_cycle_running() && mark_batch();
+                pthread_mutex_unlock(&mark_lock);
+            } else {
+                /* After a cycle: its sweep (Note [The concurrent sweep] in nonmoving.c). */
+                more = nm_sweeping() && nm_sweep_batch();
+            }
         }
         __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&ctl_lock);
@@ -555,7 +560,7 @@ static void start_thread(void)
 {
     if (thread_started)
         return;
-    stopping = false;
+    __atomic_store_n(&stopping, false, __ATOMIC_RELAXED);
     if (pthread_create(&mark_thread, NULL, mark_main, NULL) != 0)
         msg_fatal(1, "nonmoving: cannot start the mark thread");
     __atomic_store_n(&thread_started, true, __ATOMIC_RELEASE);
@@ -565,7 +570,7 @@ void nm_mark_exit(void)
 {
     if (thread_started) {
         pthread_mutex_lock(&ctl_lock);
-        stopping = true;
+        __atomic_store_n(&stopping, true, __ATOMIC_RELAXED);
         pthread_cond_signal(&ctl_cond);
         pthread_mutex_unlock(&ctl_lock);
         int64_t cpu = nm_mark_thread_cpu_ns();
@@ -629,10 +634,10 @@ void nm_stop_mark_thread(void)
 
 void nm_resume_mark_thread(void)
 {
-    bool work = nm_cycle_running() && flushed;
+    bool work = (nm_cycle_running() && flushed) || nm_sweeping();
     if (paused) {
         pthread_mutex_lock(&upd_lock);
-        work = nm_cycle_running() && (sp > 0 || full_chunks != NULL);
+        work = (nm_cycle_running() && (sp > 0 || full_chunks != NULL)) || nm_sweeping();
         pthread_mutex_unlock(&upd_lock);
         paused = false;
         pthread_mutex_unlock(&mark_lock);
@@ -671,6 +676,7 @@ void nm_pause_begin(NmPause pause)
     case NM_PAUSE_START:
     case NM_PAUSE_FULL:
         ASSERT(!cycle && sp == 0);
+        nm_finish_sweep(); /* a full collection may come before the last sweep ended */
         nm_new_epoch();
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);

@@ -198,6 +198,12 @@ static void resize_generations(void)
         generations[g].max_blocks = size;
 }
 
+void trigger_after_sweep(void)
+{
+    if (n_generations > 1)
+        resize_generations();
+}
+
 static void resize_nursery(uint32_t N, uint64_t copied_words)
 {
     const GcFlags *f = &rts_flags.gc;

@@ -23,6 +23,12 @@ uint32_t trigger_choose_gen(bool force_major);
  */
 void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words);
 
+/*
+ * A concurrent nonmoving sweep ended (a collection, world stopped): the old
+ * generations' limits again, from the heap as the sweep left it.
+ */
+void trigger_after_sweep(void);
+
 /* The heap limit in blocks (-M, plus any -Mgrace granted); 0 = none. */
 StgWord trigger_heap_limit_blocks(void);
 /* The heap passed its limit: tell the program (sm hooks); returns if it goes on. */
