@@ -20,6 +20,7 @@
 #include "messages.h"
 #include "os/os_mem.h"
 #include "sm/gc.h"
+#include "sm/nonmoving.h"
 #include "sm/statics.h"
 #include "sm/storage.h"
 #include "sm/trigger.h"
@@ -139,6 +140,7 @@ static void shut_down_runtime(void)
     Capability *held = cap_mine();
     void *token = held ? rts_suspend(held) : NULL;
     timer_stop();
+    nm_wait_mark_dry(); /* the exit's collection is then short (gc.c) */
     if (token)
         rts_resume(token);
     stats_exit_start();

@@ -46,6 +46,8 @@
 uint64_t gc_count;
 
 static bdescr ***saved_mut_lists; /* [cap][gen] */
+/* The exit's collection: a concurrent runtime starts no cycle in it. */
+static bool exiting;
 
 void gc_add_capabilities(uint32_t from, uint32_t to)
 {
@@ -57,6 +59,7 @@ void gc_add_capabilities(uint32_t from, uint32_t to)
 
 void gc_init(void)
 {
+    exiting = false;
     if (n_generations > GC_MAX_GENERATIONS)
         msg_fatal(1, "-G%u: at most %d generations are supported", n_generations,
                   GC_MAX_GENERATIONS);
@@ -247,7 +250,7 @@ static NmPause plan_pause(NmPause want, uint32_t *N)
     if (want == NM_PAUSE_NONE) {
         if (nm_cycle_running()) {
             want = nm_nothing_left() ? NM_PAUSE_FINAL : NM_PAUSE_DURING;
-        } else if (nm_sweeping()) {
+        } else if (nm_sweeping() || exiting) {
             /* The next cycle waits for the last one's sweep (Note [The concurrent sweep]). */
             if (*N == oldest)
                 *N = oldest - 1;
@@ -291,7 +294,23 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
     }
     /* Note [The concurrent mark] in nonmoving_mark.c. */
     nm_pause_mark_thread();
-    if (force_major) {
+    if (reason == GC_REASON_EXIT) {
+        /*
+         * The program ends: finish the cycle running (shut-down waited for
+         * its mark: nm_wait_mark_dry), start no other. A whole cycle in the
+         * pause would find garbage only for a heap about to be unmapped (C
+         * finalizers all run at exit anyway), and was the run's longest
+         * pause. Under copying the exit's collection is major, as GHC's.
+         */
+        exiting = true;
+        if (nm_cycle_running()) {
+            nm_stop_mark_thread();
+            nm_drain_in_pause();
+            collect(cap, true, reason, sync_ns, NM_PAUSE_FINAL);
+        } else {
+            collect(cap, false, reason, sync_ns, NM_PAUSE_NONE);
+        }
+    } else if (force_major) {
         /* A full collection now: finish the cycle running, then a whole one in one pause. */
         nm_stop_mark_thread();
         if (nm_cycle_running()) {

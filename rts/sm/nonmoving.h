@@ -40,15 +40,16 @@ typedef struct NmSegment_ {
     uint32_t next_free; /* allocation cursor: slots below it are taken */
     uint32_t live;      /* slots holding the current epoch */
     uint32_t slot_inv;  /* ceil(2^32 / slot_words): slot_index without a division */
-    uint32_t state;     /* NM_SEG_*: which kind of list it is on */
+    uint32_t state;     /* NM_SEG_IN_USE or NM_SEG_DEAD */
+    uint32_t sweeps;    /* the sweep it was last swept by (or made in): older = not swept yet */
     StgPtr slots;       /* slot 0 */
     uint8_t mark[];     /* per slot: the epoch of its last mark or allocation (0: never) */
 } NmSegment;
 
 enum {
-    NM_SEG_IN_USE,  /* a class's current, active or filled segment */
-    NM_SEG_UNSWEPT, /* on its class's unswept list (Note [The concurrent sweep]) */
-    NM_SEG_DEAD,    /* swept with nothing live: to be freed or reused */
+    NM_SEG_IN_USE, /* a class's current, active or filled segment, or not swept yet (on an
+                      unswept list: Note [The concurrent sweep]) */
+    NM_SEG_DEAD,   /* swept with nothing live: to be freed or reused */
 };
 
 /* Start-up / shut-down of the nonmoving heap (storage.c; only under -xn). */
@@ -114,6 +115,11 @@ void nm_resume_mark_thread(void);
 /* The mark had run dry when this pause began (the capabilities' unflushed remembered sets
  * aside, which the final pause marks itself): the FINAL may run. */
 bool nm_nothing_left(void);
+/*
+ * Wait until the running cycle's mark thread has nothing left (the caller
+ * holds no capability): the exit's collection is then a short final pause.
+ */
+void nm_wait_mark_dry(void);
 /* Mark everything left, in the pause (forced collections). */
 void nm_drain_in_pause(void);
 void nm_pause_begin(NmPause pause);

@@ -151,7 +151,8 @@ static pthread_mutex_t upd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t mark_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ctl_cond = PTHREAD_COND_INITIALIZER;
-static bool work_posted, stopping; /* guarded by ctl_lock */
+static pthread_cond_t dry_cond = PTHREAD_COND_INITIALIZER; /* the mark thread ran dry */
+static bool work_posted, stopping;                         /* guarded by ctl_lock */
 static bool thread_started;
 static pthread_t mark_thread;
 static bool paused; /* the collector holds mark_lock */
@@ -539,8 +540,10 @@ static void *mark_main(void *arg)
         }
         __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&ctl_lock);
-        if (!work_posted)
+        if (!work_posted) {
             __atomic_store_n(&dry, true, __ATOMIC_RELEASE);
+            pthread_cond_broadcast(&dry_cond);
+        }
     }
     pthread_mutex_unlock(&ctl_lock);
     return NULL;
@@ -651,6 +654,15 @@ void nm_resume_mark_thread(void)
 bool nm_nothing_left(void)
 {
     return ran_dry;
+}
+
+void nm_wait_mark_dry(void)
+{
+    pthread_mutex_lock(&ctl_lock);
+    while (thread_started && nm_cycle_running() && !__atomic_load_n(&dry, __ATOMIC_ACQUIRE) &&
+           !stopping)
+        pthread_cond_wait(&dry_cond, &ctl_lock);
+    pthread_mutex_unlock(&ctl_lock);
 }
 
 void nm_drain_in_pause(void)
