@@ -505,15 +505,56 @@ static void drain(gc_thread *gct)
 
 #define BATCH 2048
 
-/* One batch; false when the thread ran dry. */
+/*
+ * One batch; false when the thread ran dry. Entries leave the stack through
+ * a ring of RING, prefetched as they enter it and traced as they leave, as
+ * the stop-the-world mark does (Note [Prefetching the mark] in mark.h): the
+ * mark thread is waiting for memory most of the time. What is left in the
+ * ring goes back on the stack at the end of the batch (the pauses see the
+ * stack only).
+ */
+#define RING 8
 static bool mark_batch(void)
 {
+    struct {
+        StgClosure *q;
+        StgWord from;
+    } ring[RING];
+    uint32_t head = 0, n_ring = 0;
+    bool more = true;
     for (uint32_t n = 0; n < BATCH; n++) {
-        if (sp == 0 && (!take_chunks(NULL) || sp == 0))
-            return false;
-        trace_top(NULL);
+        while (n_ring < RING && sp > 0) {
+            StgClosure *e = stack[--sp];
+            StgWord from = 0;
+            if ((StgWord)e & 1) {
+                from = (StgWord)stack[--sp];
+                e = (StgClosure *)((StgWord)e & ~(StgWord)1);
+            }
+            __builtin_prefetch(e, 0);
+            uint32_t i = (head + n_ring++) % RING;
+            ring[i].q = e;
+            ring[i].from = from;
+        }
+        if (n_ring == 0) {
+            if (!take_chunks(NULL) || sp == 0) {
+                more = false;
+                break;
+            }
+            continue;
+        }
+        StgClosure *q = ring[head].q;
+        StgWord from = ring[head].from;
+        head = (head + 1) % RING;
+        n_ring--;
+        trace(q, from, NULL);
     }
-    return true;
+    for (; n_ring > 0; n_ring--, head = (head + 1) % RING) {
+        if (ring[head].from)
+            push_slice(ring[head].q, ring[head].from);
+        else
+            push_entry(ring[head].q);
+    }
+    return more;
 }
 
 static void *mark_main(void *arg)
