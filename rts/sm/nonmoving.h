@@ -130,6 +130,8 @@ bool nm_pause_scan(gc_thread *gct, uint32_t gen_no);
 void nm_grey_large(gc_thread *gct, bdescr *bd);
 /* mark_object's nonmoving case under the concurrent mark: grey q. */
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd);
+/* Blocks the generation gained between the last cycle's start and final pauses (heap sizing). */
+StgWord nm_cycle_growth_blocks(void);
 /* This cycle so far: the mark thread's CPU and busy time, and the time since the START. */
 void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cycle_elapsed_ns);
 /* The CPU time the mark thread has used (the statistics leave it out of the pauses'). */

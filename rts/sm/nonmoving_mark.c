@@ -171,6 +171,9 @@ bool nm_concurrent(void)
 #endif
 }
 
+/* The generation's blocks at the last start pause, and how many it gained until its final. */
+static StgWord blocks_at_start, growth_blocks;
+
 static bool cycle_requested; /* atomic */
 
 void nm_request_cycle(void)
@@ -642,6 +645,7 @@ void nm_mark_exit(void)
     n_deferred = deferred_cap = 0;
     ptrset_free(&cand_large);
     ptrset_free(&marked_large);
+    blocks_at_start = growth_blocks = 0;
     cycle = false;
     nm_pause = NM_PAUSE_NONE;
 }
@@ -799,12 +803,18 @@ static void pause_greys(void)
     }
 }
 
+StgWord nm_cycle_growth_blocks(void)
+{
+    return growth_blocks;
+}
+
 /* After the generations' finish (gc.c). */
 void nm_pause_end(void)
 {
     generation *gen = oldest_gen;
     switch (nm_pause) {
     case NM_PAUSE_START:
+        blocks_at_start = gen->n_blocks + gen->n_large_blocks;
         nm_set_segments_marked(false);
         /* Not reached in the pause: marked by the tracer, or dead at the final pause. */
         for (bdescr *bd = gen->large_objects; bd; bd = bd->link)
@@ -815,7 +825,9 @@ void nm_pause_end(void)
         sm_barrier_set_sink(sink);
         set_barrier(1);
         break;
-    case NM_PAUSE_FINAL:
+    case NM_PAUSE_FINAL: {
+        StgWord now = gen->n_blocks + gen->n_large_blocks;
+        growth_blocks = now > blocks_at_start ? now - blocks_at_start : 0;
         __atomic_store_n(&cycle, false, __ATOMIC_RELEASE);
         set_barrier(0);
         sm_barrier_set_sink(prev_sink);
@@ -824,6 +836,7 @@ void nm_pause_end(void)
         ptrset_clear(&marked_large);
         __atomic_fetch_add(&cycles, 1, __ATOMIC_RELEASE);
         break;
+    }
     case NM_PAUSE_FULL:
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);

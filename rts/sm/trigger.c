@@ -55,6 +55,7 @@
 #include "flags/flags.h"
 #include "hooks.h"
 #include "sm/mblock.h"
+#include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/storage.h"
 
@@ -89,6 +90,19 @@ void trigger_init(void)
         generations[g].max_blocks = 0;
 }
 
+/*
+ * Note [Starting a concurrent cycle early]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A concurrent nonmoving cycle does not free anything until its final
+ * pause, and the program promotes meanwhile: started when the generation
+ * reaches its limit, a cycle let the heap grow by whatever was promoted
+ * while it marked (on bench/largeheap, a cycle's length of promotion was
+ * as much again as the live data). So the oldest generation's cycle starts
+ * that much earlier: when its blocks reach the limit less what the last
+ * cycle's start-to-final promotion was (nm_cycle_growth_blocks), so that it
+ * ends about when the heap reaches the limit. A program that promotes
+ * faster than the mark thread marks gets cycles back to back.
+ */
 uint32_t trigger_choose_gen(bool force_major)
 {
     if (force_major)
@@ -97,7 +111,12 @@ uint32_t trigger_choose_gen(bool force_major)
     for (uint32_t g = 0; g < n_generations; g++) {
         generation *gen = &generations[g];
         StgWord blocks = gen->n_blocks + gen->n_large_blocks;
-        if (g == 0 || blocks > gen->max_blocks)
+        StgWord limit = gen->max_blocks;
+        if (gen == oldest_gen && g > 0 && nm_concurrent()) {
+            StgWord early = nm_cycle_growth_blocks();
+            limit = limit > early ? limit - early : 0;
+        }
+        if (g == 0 || blocks > limit)
             N = g;
     }
     return N;
