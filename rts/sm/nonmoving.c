@@ -42,8 +42,10 @@
  * from the size class's current segment, from the slot cursor on, one
  * run of free slots at a time (Note [Promotion into runs]); a full
  * current segment goes to the class's filled list and the next is taken
- * from its active list (segments the last sweep left with free slots), or
- * fresh from the block allocator. Promoted objects are scanned by the
+ * from its active list (segments the last sweep left with free slots),
+ * or, after a concurrent cycle, an unswept one swept there and then, or an
+ * empty one, or a fresh one from the block allocator (next_segment).
+ * Promoted objects are scanned by the
  * generation's scan in the order they were promoted (they are this
  * generation's to-space).
  * Collections that reach this generation's allocator run on one GC thread
@@ -53,16 +55,17 @@
  * so, in time, to the OS: GHC keeps its free segments); the others go to
  * the active or the filled list by occupancy. GHC's free-segment list is
  * the block allocator here. Each class's occupancy (live slots / slots) is
- * recorded (nm_class_census; -Dn prints it after every sweep).
+ * recorded (nm_class_census; -Dn prints it after every sweep). After a
+ * concurrent cycle the mark thread sweeps, beside the program (Note [The
+ * concurrent sweep]); the vanilla way and a full collection sweep in the
+ * pause.
  *
  * The concurrent mark (threaded way, nonmoving_mark.c) sets the same
  * epoch bytes from its own thread; promotion while it runs follows the rule
  * above (neither epoch) and gives the new epoch (allocate black). The
  * allocator is still one for all (collections that promote here run on one
- * GC thread, and the mark thread never allocates); the sweep runs in the
- * final pause, though it touches a segment only through its own header and
- * bytes and could run segment by segment concurrently. Between the pauses
- * of a cycle the previous epoch's slots may be alive as well (nm_walk,
+ * GC thread, and the mark thread never allocates). Between the pauses of
+ * a cycle the previous epoch's slots may be alive as well (nm_walk,
  * nm_is_live_slot), and the live counts are not kept (nm_check waits).
  */
 #include "sm/nonmoving.h"

@@ -6,22 +6,24 @@
  * Note [The concurrent mark]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A cycle is three kinds of pause around a mark thread (gc.c sequences
- * them: gc_collect_stopped):
+ * them: gc_collect_stopped, plan_pause), then a sweep on the same thread:
  *
- *  START (a collection that would have been major): the young generations
- *    are collected as in a minor collection (the nonmoving generation's
- *    remembered sets are roots), but the nonmoving generation starts a new
- *    epoch and its segments carry BF_MARKED for the pause, so every pointer
- *    into it that the pause meets (roots, young survivors, promoted objects,
- *    remembered objects) greys its target: nm_mark sets the epoch byte and
- *    the object goes on the mark stack. Large objects of the generation are
- *    from-space for the pause (relinked and scanned when reached); those
- *    not reached become candidates (cand_large). TSOs and STACKs reached are
- *    scanned in the pause (scav_one), so every thread's stack is marked at
- *    the snapshot and stack pushes and pops need no barrier (the start pause
- *    grows with the stacks' size; StgStack.marking stays reserved for lazy
- *    stack marking). Then the barrier word is set in every capability and
- *    the sink below is installed.
+ *  START (a collection that would have been major, once the last cycle's
+ *    sweep is done): every young generation is collected as in a minor
+ *    collection (the nonmoving generation's remembered sets are roots;
+ *    all of them even when the trigger chose fewer: their objects' pointers
+ *    into the nonmoving heap are part of the snapshot), but the nonmoving
+ *    generation starts a new epoch and the pause greys (gct->nm_grey:
+ *    segments' flags never change) every pointer into it that it meets
+ *    (roots, young survivors, promoted objects, remembered objects): nm_mark
+ *    sets the epoch byte and the object goes on the mark stack. Every large
+ *    object of the generation is a candidate (cand_large); one the pause
+ *    reaches is greyed the same way (nm_grey_large), not scanned in the
+ *    pause. TSOs and STACKs reached are scanned in the pause (scav_one), so
+ *    every thread's stack is marked at the snapshot and stack pushes and
+ *    pops need no barrier (the start pause grows with the stacks' size;
+ *    StgStack.marking stays reserved for lazy stack marking). Then the
+ *    barrier word is set in every capability and the sink below installed.
  *
  *  The mark thread (one per runtime, started on first need, asleep between
  *    cycles) traces the grey objects with a tracer that never moves or
@@ -30,15 +32,18 @@
  *    nonmoving heap greys its target; pointers to young objects are ignored
  *    (a young object that existed at the snapshot was traced by the start
  *    pause, which greyed what it pointed to; one made after the snapshot can
- *    only hold what the mutator read from the snapshot or made later).
- *    Thunks under evaluation keep their free variables (SCAN_KEEP_BLACKHOLED:
- *    Note [Blackholed free variables] in scan.h). Weak objects' fields are
- *    left to the final pause. A TSO or STACK first met by the tracer is left
- *    for the final pause to scan (their fields change without barriers).
- *    In the start pause, weak objects, values and finalizers in the
- *    nonmoving heap are not greyed (weak.c asks nm_weak_field_deferred):
- *    every key there is alive for a minor collection, and marking the
- *    weaks would keep alive every weak whose key is another weak.
+ *    only hold what the mutator read from the snapshot or made later). It
+ *    goes on while minor collections run (Note [Tracing beside a
+ *    collection]), prefetches (mark_batch), and takes large arrays a slice
+ *    at a time. Thunks under evaluation keep their free variables
+ *    (SCAN_KEEP_BLACKHOLED: Note [Blackholed free variables] in scan.h).
+ *    Weak objects' fields are left to the final pause. A TSO or STACK first
+ *    met by the tracer is left for the final pause to scan (their fields
+ *    change without barriers). In the start pause, weak objects, values and
+ *    finalizers in the nonmoving heap are not greyed (weak.c asks
+ *    nm_weak_field_deferred): every key there is alive for a minor
+ *    collection, and marking the weaks would keep alive every weak whose key
+ *    is another weak.
  *
  *  Barriers: every overwritten value a barriered write, CAS, thunk update
  *    (the thunk's free variables: rts_update_thunk, reached from eval.c's
@@ -48,58 +53,63 @@
  *    chunk, with no lock; a full chunk is handed to the shared list
  *    (upd_lock) and wakes the mark thread.
  *
- *  DURING (every collection while a cycle runs): a minor collection.
- *    Segments carry BF_EVACUATED as between collections, so the pause greys
- *    nothing; objects promoted into the nonmoving heap get the current epoch
- *    (allocate black: slot_free in nonmoving.c never hands out a slot still
- *    holding the previous epoch) and are never traced by the mark. Every
- *    capability's chunk is flushed to the shared list.
+ *  DURING (every collection while a cycle runs): a minor collection, with
+ *    the mark thread still running. Nothing is greyed; objects promoted
+ *    into the nonmoving heap get the current epoch (allocate black:
+ *    slot_free in nonmoving.c never hands out a slot still holding the
+ *    previous epoch) and are never traced by the mark. Every capability's
+ *    chunk is flushed to the shared list.
  *
- *  FINAL: the first collection that finds the mark run dry: with the mark
- *    thread paused, its stack and the shared list empty (the mark thread
- *    does not ask for the pause: it runs dry and sleeps; the next
- *    collection, triggered by allocation, the idle timer or a forced GC,
- *    is the final sync). The capabilities' chunks not yet handed over are
- *    marked in this pause (at most UPD_CHUNK values each, and what they
- *    reach that is not marked yet). It is a
- *    major collection of every generation in which the nonmoving
- *    generation keeps its epoch: segments carry BF_MARKED again, candidate
- *    large objects not marked are from-space, the remembered sets are
- *    roots (objects the mark traced are not scanned again, and their young
- *    fields are found there), and the pause drains what it greys. Both the
- *    START and the FINAL pause scan the remembered sets with the segments
- *    already BF_MARKED, so what a dead remembered object points to lives
- *    one more cycle (greying only after that scan lost a reachable object
- *    under -G3 in check_thr_nonmoving; a likely cause, not checked yet:
- *    stacks and TSOs on a remembered set, whose fields change without
- *    barriers, were then scanned before greying was on, so what only a
- *    stack held at the snapshot was never greyed). Dead
- *    objects leave the remembered sets before the sweep. Weak
- *    pointers are decided here (a key whose slot is not marked is dead,
- *    weak.c queues the finalizer once), stable names likewise; then, in
- *    the debug ways with -DS, a stop-the-world trace checks that everything
- *    reachable is marked (nm_verify), the barrier is turned off and the
- *    heap is swept in the pause (not concurrently, in this step).
+ *  FINAL: the first collection that finds the mark run dry (the `dry` flag,
+ *    read before the capabilities' chunks are flushed; the mark thread does
+ *    not ask for the pause: it runs dry and sleeps; the next collection,
+ *    triggered by allocation, the idle timer or a forced GC, is the final
+ *    sync). It takes mark_lock. The capabilities' chunks not yet handed over
+ *    are marked in this pause (at most UPD_CHUNK values each, and what they
+ *    reach that is not marked yet). It is a major collection of every
+ *    generation in which the nonmoving generation keeps its epoch: the pause
+ *    greys again, candidate large objects not marked are from-space, the
+ *    remembered sets are roots (objects the mark traced are not scanned
+ *    again, and their young fields are found there), and the pause drains
+ *    what it greys. Both the START and the FINAL pause scan the remembered
+ *    sets greying, so what a dead remembered object points to lives one
+ *    more cycle (greying only after that scan lost a reachable object under
+ *    -G3 in check_thr_nonmoving; a candidate cause, not checked: stacks and
+ *    TSOs on a remembered set, whose fields change without barriers, were
+ *    then scanned before greying was on; another, found since and fixed, is
+ *    a requested start pause that collected generation 0 only and left
+ *    generation 1's pointers ungreyed). Dead objects leave the remembered
+ *    sets. Weak pointers are decided here (a key whose slot is not marked is
+ *    dead, weak.c queues the finalizer once), stable names likewise; then,
+ *    in the debug ways with -DS, a stop-the-world trace checks that
+ *    everything reachable is marked (nm_verify), the barrier is turned off,
+ *    and the segments are handed to the concurrent sweep (Note [The
+ *    concurrent sweep] in nonmoving.c): the mark thread sweeps them next.
  *
  * CAFs: in a concurrent cycle every pause treats the registered CAFs'
  * values as roots, as a minor collection does; a CAF is never reverted
  * under the concurrent mark (as with keep_cafs), so the tracer need not
  * follow static reference tables.
  *
- * A forced major collection (performMajorGC, idle, exit) finishes a
- * running cycle in the pause (its FINAL), then runs a whole cycle as one
- * collection, NM_PAUSE_FULL: a new epoch as in START, every large object
- * from-space, the remembered sets as roots and the mark traced to the end
- * in the pause as in FINAL, then the weak phase and the sweep.
+ * A forced major collection (performMajorGC, idle, new capabilities)
+ * finishes a running cycle in the pause (its FINAL), then runs a whole
+ * cycle as one collection, NM_PAUSE_FULL: the last sweep finished, a new
+ * epoch as in START, every large object from-space, the remembered sets as
+ * roots and the mark traced to the end in the pause as in FINAL, then the
+ * weak phase and the sweep, in the pause. The exit's collection (gc.c)
+ * waits (holding no capability) for the mark thread to run dry, finishes
+ * the cycle running with a FINAL and starts none.
  *
  * Locking: mark_lock is held by the mark thread while it marks a batch, and
- * by the collector for a whole pause (gc.c: nm_pause_mark_thread), so a
- * collection never races the mark thread on the allocator, on epoch bytes,
- * on the large-object sets or on fields the collector rewrites. The mark
- * stack, cand_large and marked_large are guarded by it. The shared chunk
- * list is guarded by upd_lock (taken under mark_lock, never the other way).
- * A capability's own chunk belongs to the thread holding the capability,
- * or to the collector when the world is stopped.
+ * by a START, FINAL or FULL pause for its whole length (nm_pause_begin), so
+ * those never race the mark thread on epoch bytes, the large-object sets or
+ * fields the pause rewrites; a DURING pause does not take it (Note [Tracing
+ * beside a collection] says what the two share). The mark stack, the
+ * deferred TSOs and STACKs, cand_large and marked_large are guarded by it.
+ * The shared chunk list is guarded by upd_lock (taken under mark_lock,
+ * never the other way). A capability's own chunk belongs to the thread
+ * holding the capability, or to the collector when the world is stopped.
+ * The sweep takes sweep_lock (nonmoving.c), never with mark_lock.
  */
 #include <pthread.h>
 #include <stdlib.h>
