@@ -74,6 +74,22 @@ RTS_INLINE uint16_t gc_block_flags(const bdescr *bd)
 #endif
 }
 
+/*
+ * Store a field's new value. In the threaded way a release store: the
+ * nonmoving mark thread may be reading the field (of an old object on a
+ * remembered set), and what it reaches through the new value (a copy just
+ * made, in a segment just made) must be visible to it (Note [Tracing beside
+ * a collection] in nonmoving_mark.c). On x86-64 it is a plain store.
+ */
+RTS_INLINE void set_field(StgClosure **p, StgClosure *v)
+{
+#ifdef THREADED_RTS
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#else
+    *p = v;
+#endif
+}
+
 RTS_INLINE bool is_forwarded(const StgClosure *q)
 {
     return ((StgWord)gc_info(q) & 1) != 0;
@@ -207,7 +223,7 @@ loop:
     info = gc_info(q);
     if ((StgWord)info & 1) {
         StgClosure *to = (StgClosure *)((StgWord)info - 1);
-        *p = TAG_CLOSURE(tag, to);
+        set_field(p, TAG_CLOSURE(tag, to));
         if (Bdescr(to)->gen_no < gct->evac_gen_no)
             gct->failed_to_evac = true;
         return;
@@ -217,13 +233,14 @@ loop:
     switch (info->type) {
     case CONSTR:
     case FUN:
-        *p = TAG_CLOSURE(tag, copy(gct, q, info, 1 + (StgWord)info->ptrs + info->nptrs, bd));
+        set_field(p,
+                  TAG_CLOSURE(tag, copy(gct, q, info, 1 + (StgWord)info->ptrs + info->nptrs, bd)));
         return;
 
     case IND:
         /* Short-cut the indirection: the field points at the value. */
         q = ((StgInd *)q)->indirectee;
-        *p = q;
+        set_field(p, q);
         if (!HEAP_ALLOCED(q)) {
             if (gct->mark_statics && q)
                 statics_mark(gct, q);
@@ -245,11 +262,12 @@ loop:
             StgPtr to = gc_alloc_for_copy(gct, SIZEOF_W(StgBlackhole), gen_no);
             ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;
             ((StgBlackhole *)to)->owner = slot;
-            *p = forward(gct, q, info, to, SIZEOF_W(StgBlackhole), gen_no);
+            set_field(p, forward(gct, q, info, to, SIZEOF_W(StgBlackhole), gen_no));
             return;
         }
         if (info->type == THUNK) {
-            *p = TAG_CLOSURE(tag, copy(gct, q, info, 2 + (StgWord)info->ptrs + info->nptrs, bd));
+            set_field(
+                p, TAG_CLOSURE(tag, copy(gct, q, info, 2 + (StgWord)info->ptrs + info->nptrs, bd)));
             return;
         }
         if (info->type == THUNK_SELECTOR && evac_selector(gct, p, q, info))
@@ -264,7 +282,7 @@ loop:
     Layout l = layout_of(q, info);
     if (l.size == 0)
         evac_bad_object(q, "evacuate");
-    *p = TAG_CLOSURE(tag, copy(gct, q, info, l.size, bd));
+    set_field(p, TAG_CLOSURE(tag, copy(gct, q, info, l.size, bd)));
 }
 
 /*

@@ -258,7 +258,8 @@ void nm_init(void)
     dead_segs = NULL;
     n_unswept = 0;
     sweep_no = 0;
-    sweeping = sweep_ended = false;
+    __atomic_store_n(&sweeping, false, __ATOMIC_RELAXED);
+    sweep_ended = false;
     sweep_cursor = 0;
     marked_words = black_words = 0;
 }
@@ -371,6 +372,9 @@ static NmSegment *new_segment(generation *gen, uint32_t cls)
     link_segment(gen, bd);
     NmSegment *s = (NmSegment *)bd->start;
     init_segment(s, cls);
+    /* Last, with release: the mark thread tests it (Note [Tracing beside a collection]). */
+    for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
+        __atomic_store_n(&bd[i].nm_segment, 1, __ATOMIC_RELEASE);
     return s;
 }
 
@@ -379,9 +383,10 @@ static void free_segment(generation *gen, NmSegment *s)
 {
     bdescr *bd = Bdescr(s);
     unlink_segment(gen, bd);
-    /* No stale BF_NONMOVING in the later blocks' descriptors (a stale pointer's reader tests it).
-     */
+    /* No stale BF_NONMOVING or nm_segment in the later blocks (a stale pointer's reader tests). */
     set_segment_flags(bd, 0);
+    for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
+        __atomic_store_n(&bd[i].nm_segment, 0, __ATOMIC_RELAXED);
     bd_free_group_lock(bd);
 }
 
@@ -470,9 +475,9 @@ static void close_run(generation *gen, uint32_t cls)
     uint32_t n = (uint32_t)(r->mark - a->first);
     s->next_free = (uint32_t)(r->mark - s->mark);
     s->live += n;
-    pthread_mutex_lock(&sweep_lock); /* the census is the sweep's too */
-    a->census.live_slots += n;
-    pthread_mutex_unlock(&sweep_lock);
+    /* Atomic, not under sweep_lock: the sweep adds to the same count, and runs are short when a
+     * segment is fragmented (a lock per run). */
+    __atomic_fetch_add(&a->census.live_slots, n, __ATOMIC_RELAXED);
     gen->n_words += (StgWord)n * s->slot_words;
     if (nm_marking)
         black_words += (StgWord)n * s->slot_words;
@@ -777,7 +782,7 @@ static void sweep_one(NmSegment *s)
     }
     a->census.segments++;
     a->census.slots += s->n_slots;
-    a->census.live_slots += s->live;
+    __atomic_fetch_add(&a->census.live_slots, s->live, __ATOMIC_RELAXED);
 }
 
 /* The last segment is swept (sweep_lock held): the census is whole. */
@@ -785,7 +790,7 @@ static void sweep_done(void)
 {
     StgWord live = 0, slots = 0;
     for (uint32_t c = 0; c < n_classes; c++) {
-        live += allocs[c].census.live_slots;
+        live += __atomic_load_n(&allocs[c].census.live_slots, __ATOMIC_RELAXED);
         slots += allocs[c].census.slots;
     }
     swept_live += live;
@@ -799,8 +804,10 @@ static void sweep_done(void)
             if (k->segments)
                 msg_debug("nonmoving:   %3lu-word slots: %lu segments, %lu/%lu live (%.3f)\n",
                           (unsigned long)k->slot_words, (unsigned long)k->segments,
-                          (unsigned long)k->live_slots, (unsigned long)k->slots,
-                          (double)k->live_slots / (double)k->slots);
+                          (unsigned long)__atomic_load_n(&k->live_slots, __ATOMIC_RELAXED),
+                          (unsigned long)k->slots,
+                          (double)__atomic_load_n(&k->live_slots, __ATOMIC_RELAXED) /
+                              (double)k->slots);
         }
     }
 #endif
@@ -969,7 +976,7 @@ static void sweep_all(generation *gen)
                 live_words += (StgWord)s->live * s->slot_words;
             }
     }
-    sweeping = true;
+    __atomic_store_n(&sweeping, true, __ATOMIC_RELAXED); /* for sweep_done */
     sweep_done();
     sweep_ended = false; /* this collection's own sizing follows */
     pthread_mutex_unlock(&sweep_lock);
@@ -1145,7 +1152,11 @@ const GenPolicy gen_policy_nonmoving = {
 void nm_class_census(uint32_t cls, NmClassCensus *out)
 {
     pthread_mutex_lock(&sweep_lock);
-    *out = allocs[cls].census;
+    const NmClassCensus *k = &allocs[cls].census;
+    out->slot_words = k->slot_words;
+    out->segments = k->segments;
+    out->slots = k->slots;
+    out->live_slots = __atomic_load_n(&k->live_slots, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&sweep_lock);
 }
 
@@ -1154,7 +1165,7 @@ double nm_occupancy(void)
     StgWord live = 0, slots = 0;
     pthread_mutex_lock(&sweep_lock);
     for (uint32_t c = 0; c < n_classes; c++) {
-        live += allocs[c].census.live_slots;
+        live += __atomic_load_n(&allocs[c].census.live_slots, __ATOMIC_RELAXED);
         slots += allocs[c].census.slots;
     }
     pthread_mutex_unlock(&sweep_lock);

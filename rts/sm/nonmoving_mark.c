@@ -307,18 +307,25 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
  *  - Fields of nonmoving objects: a minor collection rewrites the ones
  *    that point young (to the young object's new address, or to its
  *    promoted copy, which is allocated black). The tracer reads either
- *    value; both are young or black, and neither needs greying.
- *  - Block descriptors: a young pointer the tracer read may be stale by
- *    the time it reads the pointer's descriptor — the collection moved the
- *    object, freed its block, and the block became part of a new segment —
- *    and the descriptor would then claim a segment that the pointer is no
- *    slot of. So the tracer reads a run of fields and their descriptors,
- *    then checks that no block group was freed meanwhile (bd_free_seq in
- *    block_alloc.h); if one was, it reads the run again. If none was, each
- *    descriptor describes its block as it was when the pointer was read,
- *    when the pointer was a real one (the field held it); and a block that
- *    was a segment then is one until the cycle ends (segments are freed by
- *    the sweep only).
+ *    value; both are young or black, and neither needs greying. The
+ *    collector stores with release (set_field in evac.h) and the tracer
+ *    loads with acquire, so a copy or segment reached through a new value
+ *    is seen whole.
+ *  - Which blocks are segments: the tracer does not read a pointer's block
+ *    flags, which the block allocator rewrites with plain stores; it reads
+ *    the descriptor's nm_segment word, which only the nonmoving heap writes
+ *    (atomically: set with release when a segment is made, cleared when it
+ *    is freed). A young pointer the tracer read may be stale by the time it
+ *    reads that word — the collection moved the object, freed its block,
+ *    and the block became part of a new segment — and the word would then
+ *    claim a segment that the pointer is no slot of. So the tracer reads a
+ *    run of fields and their words, then checks that no block group was
+ *    freed meanwhile (bd_free_seq in block_alloc.h); if one was, it reads
+ *    the run again. If none was, each word describes its block as it was
+ *    when the pointer was read, when the pointer was a real one (the field
+ *    held it); and a block that was a segment then is one until the cycle
+ *    ends (segments are freed by the sweep only). Large objects are known
+ *    by the candidate set alone (a candidate is never freed in a cycle).
  *  - Epoch bytes: the tracer marks slots holding the previous epoch; the
  *    collection's promotion takes free slots (neither epoch) and gives them
  *    the current one. They never write the same byte. A slot the tracer
@@ -328,12 +335,14 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
  *    final pause, which hold mark_lock; a DURING pause touches none of it.
  *    Updated remembered-set chunks go through upd_lock.
  *
- * The collector's writes of those fields are plain stores and the
- * tracer's reads atomic ones; ThreadSanitizer is told (tests/tsan.supp).
+ * Every access the two share is atomic, so ThreadSanitizer checks them
+ * with no suppression (one was needed while the collector stored plainly
+ * and the tracer read descriptors' flags; when TSan lost the mark thread's
+ * stack it could not apply it).
  */
 typedef struct {
     StgClosure *p;
-    uint16_t flags;
+    bool segment;
 } Found;
 
 /* The mark thread's tracing of n fields: see Note [Tracing beside a collection]. */
@@ -341,6 +350,7 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
 {
     enum { RUN = 32 };
     Found found[RUN];
+    bool any_large = cand_large.n > 0;
     for (StgWord i = 0; i < n; i += RUN) {
         StgWord k = n - i < RUN ? n - i : RUN;
         uint32_t m;
@@ -348,12 +358,13 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
             uint64_t seq = bd_free_seq_begin();
             m = 0;
             for (StgWord j = 0; j < k; j++) {
-                StgClosure *p = UNTAG(__atomic_load_n(&f[i + j], __ATOMIC_RELAXED));
+                StgClosure *p = UNTAG(__atomic_load_n(&f[i + j], __ATOMIC_ACQUIRE));
                 if (p == NULL || !HEAP_ALLOCED(p))
                     continue;
-                uint16_t flags = __atomic_load_n(&Bdescr(p)->flags, __ATOMIC_ACQUIRE);
-                if (flags & (BF_NONMOVING | BF_LARGE))
-                    found[m++] = (Found){p, flags};
+                if (__atomic_load_n(&Bdescr(p)->nm_segment, __ATOMIC_ACQUIRE))
+                    found[m++] = (Found){p, true};
+                else if (any_large)
+                    found[m++] = (Found){p, false};
             }
             if (bd_free_seq_unchanged(seq))
                 break;
@@ -361,11 +372,16 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
         for (uint32_t j = 0; j < m; j++) {
             StgClosure *p = found[j].p;
             bdescr *bd = Bdescr(p);
-            if (found[j].flags & BF_NONMOVING) {
+            if (found[j].segment) {
                 if (nm_mark_concurrent(p, bd))
                     push(p);
             } else if (ptrset_has(&cand_large, bd) && ptrset_add(&marked_large, bd)) {
-                push(p); /* a young large object is no candidate: its flags were enough */
+                /*
+                 * A candidate is a large object of the generation since the
+                 * start pause, never freed before the final one: no stale
+                 * pointer's block is one (nor is a young large object's).
+                 */
+                push(p);
             }
         }
     }
