@@ -5,12 +5,14 @@
  * Note [Sliding compaction]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * After the mark (and the weak phase, stable names and CAFs: everything
- * that decides liveness) the compacted generation's finish runs four
- * passes over the marked blocks, taken in address order (so that the
- * blocks left empty are the highest ones, and whole megablocks can go back):
+ * that decides liveness) the compacted generation's finish runs three
+ * passes (the mark made the first) over the marked blocks, taken in
+ * address order (so that the blocks left empty are the highest ones, and
+ * whole megablocks can go back):
  *
- *  1. Live bits: every word of every marked object gets a bit (MarkInfo's
- *     `live`), from the start bits and the objects' sizes.
+ *  1. Live bits: every word of every marked object has a bit (MarkInfo's
+ *     `live`), set by the mark as it scanned the object (Note [Live bits]
+ *     in mark.h), so no pass reads an object only to learn its size.
  *  2. Forwarding: objects keep their order; the destination is a cursor
  *     running over the same blocks. A block's 64-word chunks are placed
  *     whole: the objects that start in chunk c (S_c words, at most 64 plus
@@ -61,23 +63,6 @@ static void compact_prepare(gc_thread *gct, generation *gen)
     mark_prepare(gen, NULL, NULL);
 }
 
-/*
- * Population count. Without -mpopcnt GCC calls libgcc's __popcountdi2 for
- * __builtin_popcountl (6% of a compacting run's time); the SWAR sum is
- * inline and branch-free.
- */
-RTS_INLINE StgWord popcount(StgWord x)
-{
-#ifdef __POPCNT__
-    return (StgWord)__builtin_popcountl(x);
-#else
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (x * 0x0101010101010101ull) >> 56;
-#endif
-}
-
 static StgWord low_bits(StgWord w, StgWord b)
 {
     return b ? w & (((StgWord)1 << b) - 1) : 0;
@@ -88,7 +73,8 @@ RTS_INLINE StgClosure *forward(const bdescr *bd, const StgClosure *q)
 {
     StgWord off = (StgWord)((const StgWord *)q - bd->start);
     const MarkInfo *mi = mark_info(bd);
-    return (StgClosure *)(mi->base[off / 64] + popcount(low_bits(mi->live[off / 64], off % 64)));
+    return (StgClosure *)(mi->base[off / 64] +
+                          mark_popcount(low_bits(mi->live[off / 64], off % 64)));
 }
 
 RTS_INLINE void fix(StgClosure **slot)
@@ -178,18 +164,31 @@ static void fix_block(bdescr *bd)
         }                                                                \
     } while (0)
 
-/* Set bits [from, from + n) of a bitmap. */
-static void set_bits(StgWord *bm, StgWord from, StgWord n)
+/* The first chunk at or after c in which a marked object starts (MARK_BITMAP_WORDS: none). */
+static StgWord next_chunk(const MarkInfo *mi, StgWord c)
 {
-    while (n > 0) {
-        StgWord b = from % 64, k = 64 - b < n ? 64 - b : n;
-        bm[from / 64] |= (k == 64 ? ~(StgWord)0 : (((StgWord)1 << k) - 1)) << b;
-        from += k;
-        n -= k;
-    }
+    while (c < MARK_BITMAP_WORDS && !mi->start[c])
+        c++;
+    return c;
 }
 
-/* Passes 1 and 2 (Note [Sliding compaction]). */
+/*
+ * Live words of a block before the first object that starts in chunk c, or
+ * all of them if c is MARK_BITMAP_WORDS (below[c]: live words before chunk c).
+ */
+static StgWord live_before(const MarkInfo *mi, const StgWord *below, StgWord c)
+{
+    if (c == MARK_BITMAP_WORDS)
+        return below[c];
+    return below[c] + mark_popcount(low_bits(mi->live[c], (StgWord)__builtin_ctzl(mi->start[c])));
+}
+
+/*
+ * Pass 2, forwarding, from the mark's live bits (Note [Live bits] in
+ * mark.h): the objects that start in chunk c are the live words from its
+ * first start to the first start of the next chunk that has one (objects do
+ * not overlap), so no object is read.
+ */
 static void compute_forwarding(bdescr *blocks)
 {
     bdescr *dest = blocks;
@@ -198,23 +197,24 @@ static void compute_forwarding(bdescr *blocks)
         bd->free = bd->start; /* what stays empty is freed */
     for (bdescr *bd = blocks; bd; bd = bd->link) {
         MarkInfo *mi = mark_info(bd);
-        StgWord chunk_words[MARK_BITMAP_WORDS] = {0};
-        FOR_MARKED(bd, q, {
-            StgWord size = layout_of(q, q->info).size;
-            chunk_words[off_ / 64] += size;
-            set_bits(mi->live, off_, size);
-        });
-        for (StgWord c = 0; c < MARK_BITMAP_WORDS; c++) {
-            if (chunk_words[c] == 0)
-                continue;
-            if (to + chunk_words[c] > dest->start + BLOCK_SIZE_W) {
+        StgWord below[MARK_BITMAP_WORDS + 1]; /* live words before each chunk */
+        below[0] = 0;
+        for (StgWord c = 0; c < MARK_BITMAP_WORDS; c++)
+            below[c + 1] = below[c] + mark_popcount(mi->live[c]);
+        StgWord c = next_chunk(mi, 0);
+        while (c < MARK_BITMAP_WORDS) {
+            StgWord next = next_chunk(mi, c + 1);
+            StgWord live_first = live_before(mi, below, c);
+            StgWord live_next = live_before(mi, below, next);
+            StgWord words = live_next - live_first;
+            if (to + words > dest->start + BLOCK_SIZE_W) {
                 dest->free = to;
                 dest = dest->link;
                 to = dest->start;
             }
-            StgWord first = (StgWord)__builtin_ctzl(mi->start[c]);
-            mi->base[c] = to - popcount(low_bits(mi->live[c], first));
-            to += chunk_words[c];
+            mi->base[c] = to - (live_first - below[c]);
+            to += words;
+            c = next;
         }
     }
     if (dest)

@@ -201,32 +201,35 @@ static bool mr_scan(gc_thread *gct, generation *gen)
     return work;
 }
 
-/* Sweep one marked block: zero what died, set its lines; false if nothing lives in it. */
+/*
+ * Sweep one marked block from its live bits (Note [Live bits] in mark.h):
+ * zero what died, set its lines; false if nothing lives in it.
+ */
 static bool sweep_block(bdescr *bd, StgWord *live_words)
 {
-    MarkInfo *mi = mark_info(bd);
-    StgWord prev_end = 0, live = 0;
+    const StgWord *live = mark_info(bd)->live;
+    StgWord n = 0, end = 0;
     uint32_t lines = 0;
     for (StgWord w = 0; w < MARK_BITMAP_WORDS; w++) {
-        StgWord bits = mi->start[w];
-        while (bits) {
-            StgWord off = w * 64 + (StgWord)__builtin_ctzl(bits);
-            bits &= bits - 1;
-            StgClosure *q = (StgClosure *)(bd->start + off);
-            StgWord size = layout_of(q, q->info).size;
-            if (off > prev_end)
-                memset(bd->start + prev_end, 0, (off - prev_end) * sizeof(StgWord));
-            lines |= lines_of(off, off + size);
-            live += size;
-            prev_end = off + size;
-        }
+        StgWord bits = live[w];
+        if (!bits)
+            continue;
+        n += mark_popcount(bits);
+        end = w * 64 + 64 - (StgWord)__builtin_clzl(bits);
+        /* Fold each 16-bit line into its lowest bit. */
+        bits |= bits >> 1;
+        bits |= bits >> 2;
+        bits |= bits >> 4;
+        bits |= bits >> 8;
+        StgWord four = (bits & 1) | ((bits >> 15) & 2) | ((bits >> 30) & 4) | ((bits >> 45) & 8);
+        lines |= (uint32_t)four << (w * (64 / LINE_WORDS));
     }
-    if (live == 0)
+    if (n == 0)
         return false;
-    memset(bd->start + prev_end, 0, (BLOCK_SIZE_W - prev_end) * sizeof(StgWord));
-    bd->free = bd->start + prev_end;
+    mark_zero_dead(bd, BLOCK_SIZE_W);
+    bd->free = bd->start + end;
     bd->lines = lines;
-    *live_words = live;
+    *live_words = n;
     return true;
 }
 
