@@ -249,10 +249,49 @@ static void add_holes_of(bdescr *bd)
     }
 }
 
-static int hole_cmp(const void *a, const void *b)
+/*
+ * Put the holes in address order: an LSD radix sort on the line number,
+ * SORT_BITS a pass (the sweep adds each block's holes in order, but the
+ * blocks come in list order). qsort took 5 ms of a 60 ms major collection
+ * on mapchurn -w (52k holes).
+ */
+#define SORT_BITS 11
+
+static void sort_holes(void)
 {
-    StgPtr x = ((const Hole *)a)->start, y = ((const Hole *)b)->start;
-    return x < y ? -1 : x > y;
+    if (n_holes < 2) /* holes is NULL until the first hole */
+        return;
+    StgPtr lo = holes[0].start, hi = lo;
+    for (StgWord i = 1; i < n_holes; i++) {
+        if (holes[i].start < lo)
+            lo = holes[i].start;
+        if (holes[i].start > hi)
+            hi = holes[i].start;
+    }
+    StgWord range = (StgWord)(hi - lo) / LINE_WORDS;
+    Hole *src = holes, *dst = hooks_malloc(n_holes * sizeof *holes, "mark-region hole sort");
+    Hole *spare = dst;
+    StgWord shift = 0;
+    do {
+        StgWord count[1u << SORT_BITS] = {0};
+        for (StgWord i = 0; i < n_holes; i++)
+            count[((StgWord)(src[i].start - lo) / LINE_WORDS >> shift) & ((1u << SORT_BITS) - 1)]++;
+        for (StgWord k = 0, sum = 0; k < (1u << SORT_BITS); k++) {
+            StgWord c = count[k];
+            count[k] = sum;
+            sum += c;
+        }
+        for (StgWord i = 0; i < n_holes; i++)
+            dst[count[((StgWord)(src[i].start - lo) / LINE_WORDS >> shift) &
+                      ((1u << SORT_BITS) - 1)]++] = src[i];
+        Hole *t = src;
+        src = dst;
+        dst = t;
+        shift += SORT_BITS;
+    } while (shift < 64 && (range >> shift) != 0);
+    if (src != holes)
+        memcpy(holes, src, n_holes * sizeof *holes);
+    free(spare);
 }
 
 static void mr_finish(gc_thread *gct, generation *gen, bool collected)
@@ -296,8 +335,7 @@ static void mr_finish(gc_thread *gct, generation *gen, bool collected)
     bd_free_chain_lock(dead);
     mark_done();
     /* Address order: promotion then writes through memory as into fresh blocks. */
-    if (n_holes > 1) /* holes is NULL until the first hole */
-        qsort(holes, n_holes, sizeof *holes, hole_cmp);
+    sort_holes();
     scan_hole = next_hole = 0;
     scan_p = n_holes ? holes[0].start : NULL;
 }
