@@ -59,6 +59,10 @@
  * generation's n_words (so the copying row's check still holds, and -c<n>
  * can switch rows); blocks freed in the middle of the heap are reused by
  * promotion. Largeheap 1200 -c: major GC user time 6.4-6.7 s -> 2.7-2.8 s.
+ * Under -M nothing stays: there the slide is what empties the highest
+ * blocks, so that whole megablocks go back, and -M counts megablocks
+ * (largeheap 6 under -M10m -A1m, whose -c30 compacts, overflowed with
+ * blocks freed in the middle of megablocks still in use).
  *
  * The result satisfies the copying policy's invariants (dense blocks with
  * BF_EVACUATED), which is why -c<n> can switch the generation between the
@@ -80,6 +84,7 @@
 #include "sm/scan.h"
 #include "sm/statics.h"
 #include "sm/storage.h"
+#include "sm/trigger.h"
 #include "stable.h"
 
 /* Waste a compaction may leave: see Note [Blocks that stay]. */
@@ -248,12 +253,13 @@ static bool compute_forwarding(bdescr *blocks)
         live_total += live;
         waste_total += live ? BLOCK_SIZE_W - live : 0;
     }
+    bool may_stay = trigger_heap_limit_blocks() == 0; /* not under -M: see the Note */
     bool all_stay = waste_total <= live_total / COMPACT_WASTE_FRACTION;
     bool slide = false;
     for (bdescr *bd = blocks; bd; bd = bd->link) {
         StgWord live = block_live(mark_info(bd), &end);
         bd->free = bd->start; /* what stays empty is freed */
-        if (live > 0 &&
+        if (live > 0 && may_stay &&
             (all_stay || BLOCK_SIZE_W - live <= BLOCK_SIZE_W / COMPACT_WASTE_FRACTION)) {
             bd->flags &= (uint16_t)~BF_MARKED;
             bd->free = bd->start + end;
