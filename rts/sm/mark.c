@@ -70,8 +70,61 @@ void mark_prepare(generation *gen, bool (*evac_block)(bdescr *bd, void *ctx), vo
     overflowed = false;
 }
 
+/* Set bits [from, from + n) of a block's bitmap. */
+static void set_live(StgWord *bm, StgWord from, StgWord n)
+{
+    while (n > 0) {
+        StgWord b = from % 64, k = 64 - b < n ? 64 - b : n;
+        bm[from / 64] |= (k == 64 ? ~(StgWord)0 : (((StgWord)1 << k) - 1)) << b;
+        from += k;
+        n -= k;
+    }
+}
+
+/* The first word at or after w whose live bit is `bit` (BLOCK_SIZE_W: none). */
+static StgWord next_with(const StgWord *live, StgWord w, bool bit)
+{
+    StgWord i = w / 64;
+    if (i >= MARK_BITMAP_WORDS)
+        return BLOCK_SIZE_W;
+    StgWord bits = (bit ? live[i] : ~live[i]) & (~(StgWord)0 << (w % 64));
+    while (!bits) {
+        if (++i == MARK_BITMAP_WORDS)
+            return BLOCK_SIZE_W;
+        bits = bit ? live[i] : ~live[i];
+    }
+    return i * 64 + (StgWord)__builtin_ctzl(bits);
+}
+
+void mark_zero_dead(bdescr *bd, StgWord end)
+{
+    const StgWord *live = mark_info(bd)->live;
+    for (StgWord d = next_with(live, 0, false); d < end;) {
+        StgWord e = next_with(live, d, true);
+        if (e > end)
+            e = end;
+        memset(bd->start + d, 0, (e - d) * sizeof(StgWord));
+        d = next_with(live, e, false);
+    }
+}
+
 bdescr *mark_blocks(void)
 {
+#ifdef DEBUG
+    /* The live bits are exactly the words of the marked objects (Note [Live bits]). */
+    for (bdescr *bd = marked; bd; bd = bd->link) {
+        const MarkInfo *mi = mark_info(bd);
+        StgWord expect[MARK_BITMAP_WORDS] = {0};
+        for (StgWord off = 0; off < BLOCK_SIZE_W; off++)
+            if ((mi->start[off / 64] >> (off % 64)) & 1) {
+                StgClosure *q = (StgClosure *)(bd->start + off);
+                set_live(expect, off, layout_of(q, q->info).size);
+            }
+        if (memcmp(expect, mi->live, sizeof expect) != 0)
+            msg_barf("mark: block %p: live bits do not match its marked objects",
+                     (void *)bd->start);
+    }
+#endif
     return marked;
 }
 
@@ -144,7 +197,11 @@ static void scan_marked(gc_thread *gct, StgClosure *q, uint32_t gen_no)
         memset((StgWord *)q + SIZEOF_W(StgBlackhole), 0,
                (size - SIZEOF_W(StgBlackhole)) * sizeof(StgWord));
     }
-    scav_one(gct, q, gen_no);
+    StgWord size = scav_one(gct, q, gen_no);
+    /* Its words, for the row's finish (Note [Live bits] in mark.h); a segment has no MarkInfo. */
+    bdescr *bd = Bdescr(q);
+    if (!(bd->flags & BF_NONMOVING))
+        set_live(mark_info(bd)->live, (StgWord)((StgPtr)q - bd->start), size);
 }
 
 /* Scan q, then what that pushed (the overflow walks). */
@@ -182,20 +239,27 @@ static void rescan_marked(gc_thread *gct, uint32_t gen_no)
  * leaves the stack: it enters a small ring and is prefetched, and the ring
  * scans its oldest entry, MARK_PREFETCH - 1 objects later, by when the
  * header and fields have arrived (Boehm's and OCaml's markers do the same).
- * The order of scanning changes a little, not what is marked.
+ * The order of scanning changes a little, not what is marked. An object is
+ * also prefetched when it is pushed, which helps the ones that wait on the
+ * stack (the rest of a parent's fields).
  *
- * Only the nonmoving heap's mark uses the ring. On bench/largeheap 300 it
- * cut -xn's major collection time by 18%; under -c and -w it cut mapchurn's
- * (whose tree is rebuilt in random order) by 40%, but made binarytrees'
- * 12% and largeheap's 1-3% slower: their blocks were laid down by a
- * copying scan in the order the mark follows, the objects popped are next
- * to one another and the hardware prefetcher is there first; the ring then
- * mostly reorders the scan away from that order. What -c and -w do is
- * cheaper: an object is prefetched when it is pushed, so by the time it is
- * popped (the rest of its parent's fields later, at least) it is on its
- * way. Major collection time, mapchurn: -w 0.49-0.53 s vs 0.57-0.61, -c
- * 1.05-1.22 vs 1.32-1.34; binarytrees 20: -w 0.87 vs 0.89, -c 1.42-1.45
- * vs 1.43-1.47 (2 interleaved runs each).
+ * Without the ring the mark is a chain of dependent misses: the object
+ * popped is usually the one just pushed (the last field of the object
+ * just scanned), so its prefetch has had no time. Every marked row uses
+ * the ring. At first only the nonmoving heap's mark did (largeheap 300
+ * -xn: major GC time -18%), because under -c and -w the ring had made
+ * binarytrees' majors 12% slower (their blocks were laid down by a
+ * copying scan in the order the mark follows, and the hardware prefetcher
+ * was there first). Measured again after the scavenger's and the mark's
+ * later changes, ring against none (3 interleaved runs, major GC CPU
+ * time, median): mapchurn -w 0.39 s vs 0.52, -c 0.99 vs 1.12 (its tree is
+ * rebuilt in random order, and -w fills holes anywhere); binarytrees 20 -w
+ * 0.95 vs 0.93, -c 1.99 vs 2.10; largeheap 300 -w 0.79 vs 0.76, -c 1.74 vs
+ * 1.81. On binarytrees 21 -w perf counts the same samples in the mark
+ * with and without it (7.5k vs 7.6k). Prefetching each object's fields'
+ * descriptors from the middle of the ring, and a ring of 16 or 32, were
+ * no faster on mapchurn -w (the first 20% slower: the object is read
+ * before it has arrived).
  */
 #define MARK_PREFETCH 8
 
@@ -205,13 +269,6 @@ static bool drain(gc_thread *gct, uint32_t gen_no)
     StgClosure *ring[MARK_PREFETCH];
     uint32_t head = 0, n = 0;
     bool work = false;
-    if (!nm_marking) {
-        while (sp > 0) {
-            scan_marked(gct, stack[--sp], gen_no);
-            work = true;
-        }
-        return work;
-    }
     for (;;) {
         while (n < MARK_PREFETCH && sp > 0) {
             StgClosure *q = stack[--sp];

@@ -201,32 +201,35 @@ static bool mr_scan(gc_thread *gct, generation *gen)
     return work;
 }
 
-/* Sweep one marked block: zero what died, set its lines; false if nothing lives in it. */
+/*
+ * Sweep one marked block from its live bits (Note [Live bits] in mark.h):
+ * zero what died, set its lines; false if nothing lives in it.
+ */
 static bool sweep_block(bdescr *bd, StgWord *live_words)
 {
-    MarkInfo *mi = mark_info(bd);
-    StgWord prev_end = 0, live = 0;
+    const StgWord *live = mark_info(bd)->live;
+    StgWord n = 0, end = 0;
     uint32_t lines = 0;
     for (StgWord w = 0; w < MARK_BITMAP_WORDS; w++) {
-        StgWord bits = mi->start[w];
-        while (bits) {
-            StgWord off = w * 64 + (StgWord)__builtin_ctzl(bits);
-            bits &= bits - 1;
-            StgClosure *q = (StgClosure *)(bd->start + off);
-            StgWord size = layout_of(q, q->info).size;
-            if (off > prev_end)
-                memset(bd->start + prev_end, 0, (off - prev_end) * sizeof(StgWord));
-            lines |= lines_of(off, off + size);
-            live += size;
-            prev_end = off + size;
-        }
+        StgWord bits = live[w];
+        if (!bits)
+            continue;
+        n += mark_popcount(bits);
+        end = w * 64 + 64 - (StgWord)__builtin_clzl(bits);
+        /* Fold each 16-bit line into its lowest bit. */
+        bits |= bits >> 1;
+        bits |= bits >> 2;
+        bits |= bits >> 4;
+        bits |= bits >> 8;
+        StgWord four = (bits & 1) | ((bits >> 15) & 2) | ((bits >> 30) & 4) | ((bits >> 45) & 8);
+        lines |= (uint32_t)four << (w * (64 / LINE_WORDS));
     }
-    if (live == 0)
+    if (n == 0)
         return false;
-    memset(bd->start + prev_end, 0, (BLOCK_SIZE_W - prev_end) * sizeof(StgWord));
-    bd->free = bd->start + prev_end;
+    mark_zero_dead(bd, BLOCK_SIZE_W);
+    bd->free = bd->start + end;
     bd->lines = lines;
-    *live_words = live;
+    *live_words = n;
     return true;
 }
 
@@ -246,10 +249,49 @@ static void add_holes_of(bdescr *bd)
     }
 }
 
-static int hole_cmp(const void *a, const void *b)
+/*
+ * Put the holes in address order: an LSD radix sort on the line number,
+ * SORT_BITS a pass (the sweep adds each block's holes in order, but the
+ * blocks come in list order). qsort took 5 ms of a 60 ms major collection
+ * on mapchurn -w (52k holes).
+ */
+#define SORT_BITS 11
+
+static void sort_holes(void)
 {
-    StgPtr x = ((const Hole *)a)->start, y = ((const Hole *)b)->start;
-    return x < y ? -1 : x > y;
+    if (n_holes < 2) /* holes is NULL until the first hole */
+        return;
+    StgPtr lo = holes[0].start, hi = lo;
+    for (StgWord i = 1; i < n_holes; i++) {
+        if (holes[i].start < lo)
+            lo = holes[i].start;
+        if (holes[i].start > hi)
+            hi = holes[i].start;
+    }
+    StgWord range = (StgWord)(hi - lo) / LINE_WORDS;
+    Hole *src = holes, *dst = hooks_malloc(n_holes * sizeof *holes, "mark-region hole sort");
+    Hole *spare = dst;
+    StgWord shift = 0;
+    do {
+        StgWord count[1u << SORT_BITS] = {0};
+        for (StgWord i = 0; i < n_holes; i++)
+            count[((StgWord)(src[i].start - lo) / LINE_WORDS >> shift) & ((1u << SORT_BITS) - 1)]++;
+        for (StgWord k = 0, sum = 0; k < (1u << SORT_BITS); k++) {
+            StgWord c = count[k];
+            count[k] = sum;
+            sum += c;
+        }
+        for (StgWord i = 0; i < n_holes; i++)
+            dst[count[((StgWord)(src[i].start - lo) / LINE_WORDS >> shift) &
+                      ((1u << SORT_BITS) - 1)]++] = src[i];
+        Hole *t = src;
+        src = dst;
+        dst = t;
+        shift += SORT_BITS;
+    } while (shift < 64 && (range >> shift) != 0);
+    if (src != holes)
+        memcpy(holes, src, n_holes * sizeof *holes);
+    free(spare);
 }
 
 static void mr_finish(gc_thread *gct, generation *gen, bool collected)
@@ -293,8 +335,7 @@ static void mr_finish(gc_thread *gct, generation *gen, bool collected)
     bd_free_chain_lock(dead);
     mark_done();
     /* Address order: promotion then writes through memory as into fresh blocks. */
-    if (n_holes > 1) /* holes is NULL until the first hole */
-        qsort(holes, n_holes, sizeof *holes, hole_cmp);
+    sort_holes();
     scan_hole = next_hole = 0;
     scan_p = n_holes ? holes[0].start : NULL;
 }

@@ -2,7 +2,8 @@
  * The old generations that do not copy (issue 13): the mark stack's
  * overflow path, mark-region's holes against a model of the line map,
  * memory reuse and shrinking after fragmenting the old generation on
- * purpose (-w, -c), and -c<n> switching to compaction under -M. The stress
+ * purpose (-w, -c), compaction leaving dense blocks in place, and -c<n>
+ * switching to compaction under -M. The stress
  * suite (check_stress) runs the mutator under -w and -c; these check the
  * properties a checksum cannot see.
  */
@@ -314,6 +315,65 @@ START_TEST(holes_model)
 }
 END_TEST
 
+/* --- compaction: blocks that stay (Note [Blocks that stay] in compact.c) --------------- */
+
+static bool after_first_quarter_or_odd(StgWord i, void *ctx)
+{
+    (void)ctx;
+    return i >= FRAG_NODES / 4 || i % 4 != 0;
+}
+
+START_TEST(compacting_dense_blocks_stay)
+{
+    test_start_rts("check_oldgen", "-c", 1);
+    Capability *cap = rts_lock();
+    StgClosure **r = rts_push_roots(cap, 1);
+    make_leaves(cap, r, FRAG_NODES, NULL);
+    StgMutArrPtrs *a = (StgMutArrPtrs *)r[0];
+    StgClosure **was = malloc(FRAG_NODES * sizeof *was);
+    for (StgWord i = 0; i < FRAG_NODES; i++)
+        was[i] = a->payload[i];
+    /* Nothing died: nothing moves. */
+    performMajorGC();
+    for (StgWord i = 0; i < FRAG_NODES; i++)
+        ck_assert_ptr_eq(a->payload[i], was[i]);
+    /* The first half dies: its blocks are freed, the others stay. */
+    StgWord blocks = oldest_gen->n_blocks;
+    for (StgWord i = 0; i < FRAG_NODES / 2; i++)
+        rts_write_array(cap, a, i, NULL);
+    uint64_t kept = leaves_sum(r);
+    performMajorGC();
+    ck_assert_uint_eq(leaves_sum(r), kept);
+    for (StgWord i = FRAG_NODES / 2; i < FRAG_NODES; i++)
+        ck_assert_ptr_eq(a->payload[i], was[i]);
+    ck_assert_uint_lt(oldest_gen->n_blocks, blocks * 3 / 4);
+    /* Too much waste in the first quarter's blocks: they slide, the rest stays. */
+    make_leaves(cap, r, FRAG_NODES, NULL);
+    a = (StgMutArrPtrs *)r[0];
+    for (StgWord i = 0; i < FRAG_NODES; i++)
+        was[i] = a->payload[i];
+    kept = drop_leaves(cap, r, after_first_quarter_or_odd, NULL);
+    performMajorGC();
+    ck_assert_uint_eq(leaves_sum(r), kept);
+    /* Leaves moved from the first quarter, and from after it (the last, partly full block). */
+    StgWord moved = 0, moved_after = 0;
+    for (StgWord i = 0; i < FRAG_NODES; i++) {
+        if (!a->payload[i] || a->payload[i] == was[i])
+            continue;
+        if (i < FRAG_NODES / 4)
+            moved++;
+        else
+            moved_after++;
+    }
+    ck_assert_uint_gt(moved, 0);
+    ck_assert_uint_le(moved_after, BLOCK_SIZE_W / node_words(&node_info[1]));
+    free(was);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
 /* --- -c<n> under -M ------------------------------------------------------------------ */
 
 START_TEST(compact_threshold_switches)
@@ -350,6 +410,7 @@ int main(void)
     tcase_add_test(tc, fragmented_mark_region);
     tcase_add_test(tc, holes_model);
     tcase_add_test(tc, compact_threshold_switches);
+    tcase_add_test(tc, compacting_dense_blocks_stay);
     suite_add_tcase(s, tc);
     return test_run(s);
 }
