@@ -13,6 +13,7 @@
 #include "sm/evac.h"
 #include "sm/gc_util.h"
 #include "sm/mblock.h"
+#include "sm/nonmoving.h"
 #include "startup.h"
 #include "trace/debug_trace.h"
 
@@ -263,6 +264,8 @@ StgStableName *rts_make_stable_name(Capability *cap, StgClosure *p)
     StgStableName *sn = (StgStableName *)rts_alloc(cap, SIZEOF_W(StgStableName));
     p = cap->scratch[0];
     cap->scratch[0] = NULL;
+    /* Both copies of a duplicated object have one name (Note [Evacuating sparse segments]). */
+    p = UNTAG(nm_forward(p));
     sn->info = &stg_STABLE_NAME_info;
     sn->sn = 0;
 

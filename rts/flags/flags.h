@@ -52,6 +52,7 @@ typedef struct {
     bool sweep;                               /* -w (mark-region) */
     bool nonmoving;                           /* --nonmoving-gc, -xn */
     uint32_t nonmoving_dense_allocator_count; /* default 16 */
+    double nonmoving_evac_occupancy;          /* --nonmoving-evac-occupancy; default 0.9, 0: off */
 
     /* Stacks. */
     uint64_t max_stack_bytes;          /* -K; default 80% of physical memory */

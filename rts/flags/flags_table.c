@@ -449,6 +449,13 @@ const FlagSpec flags_table[] = {
      .arg_help = "<count>", .example = "--nonmoving-dense-allocator-count=32",
      .help = "The number of dense allocators of the non-moving collector\n"
              "(default: 16)"},
+    {.name = "--nonmoving-evac-occupancy", .form = FLAG_FORM_EQUALS, .kind = FLAG_ARG_DOUBLE,
+     .safety = FLAG_SAFE, .group = FLAG_GROUP_COLLECTOR,
+     STORE(DOUBLE, gc.nonmoving_evac_occupancy), DEF_D(0.9), RANGE(0, 1),
+     .arg_help = "<fraction>", .example = "--nonmoving-evac-occupancy=0.8",
+     .help = "Copy the immutable objects of sparse non-moving segments into\n"
+             "denser ones until each size class is this full (default: 0.9;\n"
+             "0: never)"},
     {.name = "-c", .form = FLAG_FORM_BARE, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_COLLECTOR,
      STORE(BOOL, gc.compact), DEF_U(0), BARE_U(1), .example = "-c",
      .help = "Use in-place compaction for all oldest generation collections\n"

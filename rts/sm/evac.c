@@ -171,7 +171,7 @@ bool evac_selector(gc_thread *gct, StgClosure **p, StgClosure *q, const StgInfoT
     gct->selector_depth++;
     bool ok = select_field(gct, ((StgSelector *)q)->selectee, info->tag, &v);
     if (ok && UNTAG(v) != q) {
-        set_field(p, v);
+        evac_set_field(p, v);
         evacuate(gct, p);
     }
     gct->selector_depth--;

@@ -37,6 +37,7 @@
 #include "sm/gc_thread.h"
 #include "sm/layout.h"
 #include "sm/mblock.h"
+#include "sm/nonmoving.h"
 
 /* Report an object whose info table the collector cannot make sense of. */
 RTS_NORETURN void evac_bad_object(const StgClosure *q, const char *where);
@@ -74,22 +75,6 @@ RTS_INLINE uint16_t gc_block_flags(const bdescr *bd)
 #endif
 }
 
-/*
- * Store a field's new value. In the threaded way a release store: the
- * nonmoving mark thread may be reading the field (of an old object on a
- * remembered set), and what it reaches through the new value (a copy just
- * made, in a segment just made) must be visible to it (Note [Tracing beside
- * a collection] in nonmoving_mark.c). On x86-64 it is a plain store.
- */
-RTS_INLINE void set_field(StgClosure **p, StgClosure *v)
-{
-#ifdef THREADED_RTS
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
-#else
-    *p = v;
-#endif
-}
-
 RTS_INLINE bool is_forwarded(const StgClosure *q)
 {
     return ((StgWord)gc_info(q) & 1) != 0;
@@ -97,6 +82,23 @@ RTS_INLINE bool is_forwarded(const StgClosure *q)
 RTS_INLINE StgClosure *forwardee(const StgClosure *q)
 {
     return (StgClosure *)((StgWord)gc_info(q) - 1);
+}
+
+/*
+ * Store a field's new value. In the threaded way a release store: the
+ * nonmoving mark thread may be reading the field (of an old object on a
+ * remembered set) while a minor collection rewrites it, and what it reaches
+ * through the new value (a copy just made, in a segment just made) must be
+ * visible to it (Note [Tracing beside a collection] in nonmoving_mark.c).
+ * On x86-64 it is the same mov.
+ */
+RTS_INLINE void evac_set_field(StgClosure **p, StgClosure *v)
+{
+#ifdef THREADED_RTS
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#else
+    *p = v;
+#endif
 }
 
 /* Check an info pointer before trusting it (debug way: every object). */
@@ -206,6 +208,15 @@ loop:
 
     uint16_t flags = gc_block_flags(bd);
     if (flags & (BF_EVACUATED | BF_LARGE | BF_MARKED)) {
+        if (RTS_UNLIKELY(flags & BF_NONMOVING) && RTS_UNLIKELY(gct->nm_fwd)) {
+            /* An old copy: the field takes its copy (Note [Evacuating sparse segments]). */
+            StgClosure *to = nm_forward_slot(q, bd);
+            if (to) {
+                q = to;
+                bd = Bdescr(q);
+                evac_set_field(p, TAG_CLOSURE(tag, q));
+            }
+        }
         /*
          * Nonmoving segments keep BF_EVACUATED; a collection that marks
          * them says so in gct (Note [Nonmoving segments] in nonmoving.c).
@@ -223,7 +234,7 @@ loop:
     info = gc_info(q);
     if ((StgWord)info & 1) {
         StgClosure *to = (StgClosure *)((StgWord)info - 1);
-        set_field(p, TAG_CLOSURE(tag, to));
+        evac_set_field(p, TAG_CLOSURE(tag, to));
         if (Bdescr(to)->gen_no < gct->evac_gen_no)
             gct->failed_to_evac = true;
         return;
@@ -233,14 +244,14 @@ loop:
     switch (info->type) {
     case CONSTR:
     case FUN:
-        set_field(p,
-                  TAG_CLOSURE(tag, copy(gct, q, info, 1 + (StgWord)info->ptrs + info->nptrs, bd)));
+        evac_set_field(
+            p, TAG_CLOSURE(tag, copy(gct, q, info, 1 + (StgWord)info->ptrs + info->nptrs, bd)));
         return;
 
     case IND:
         /* Short-cut the indirection: the field points at the value. */
         q = ((StgInd *)q)->indirectee;
-        set_field(p, q);
+        evac_set_field(p, q);
         if (!HEAP_ALLOCED(q)) {
             if (gct->mark_statics && q)
                 statics_mark(gct, q);
@@ -262,11 +273,11 @@ loop:
             StgPtr to = gc_alloc_for_copy(gct, SIZEOF_W(StgBlackhole), gen_no);
             ((StgBlackhole *)to)->info = &stg_BLACKHOLE_info;
             ((StgBlackhole *)to)->owner = slot;
-            set_field(p, forward(gct, q, info, to, SIZEOF_W(StgBlackhole), gen_no));
+            evac_set_field(p, forward(gct, q, info, to, SIZEOF_W(StgBlackhole), gen_no));
             return;
         }
         if (info->type == THUNK) {
-            set_field(
+            evac_set_field(
                 p, TAG_CLOSURE(tag, copy(gct, q, info, 2 + (StgWord)info->ptrs + info->nptrs, bd)));
             return;
         }
@@ -282,7 +293,7 @@ loop:
     Layout l = layout_of(q, info);
     if (l.size == 0)
         evac_bad_object(q, "evacuate");
-    set_field(p, TAG_CLOSURE(tag, copy(gct, q, info, l.size, bd)));
+    evac_set_field(p, TAG_CLOSURE(tag, copy(gct, q, info, l.size, bd)));
 }
 
 /*

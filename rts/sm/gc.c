@@ -139,6 +139,7 @@ static void prepare_thread(gc_thread *gct)
     gct->busy_ns = 0;
     gct->eager_promotion = true;
     gct->nm_grey = nm_segments_marked();
+    gct->nm_fwd = __atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE);
     gct->failed_to_evac = false;
     gct->scan_bd = NULL;
     gct->n_todo = 0;
@@ -355,6 +356,13 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
     if (pause != NM_PAUSE_NONE)
         nm_pause_begin(pause);
     prepare(gct, N, plan.n_threads);
+    if (!major && (pause == NM_PAUSE_NONE || pause == NM_PAUSE_DURING) &&
+        oldest_gen->policy == &gen_policy_nonmoving) {
+        /* Before the roots: they are redirected (Note [Evacuating sparse segments]). */
+        ASSERT(plan.n_threads == 1);
+        nm_evac_copy(gct);
+        gct->nm_fwd = nm_forwarding;
+    }
     /* Under the concurrent mark CAFs are roots in every pause (Note [The concurrent mark]). */
     statics_gc_start(gct, major && !nm_concurrent());
     weak_gc_start();

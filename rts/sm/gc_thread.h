@@ -68,14 +68,15 @@ typedef struct {
 } GcSpinLock;
 
 typedef struct gc_thread_ {
-    Capability *cap;         /* where remembered-set entries go (one per GC thread) */
-    uint32_t index;          /* 0: the leader (the thread that stopped the world) */
-    bool parallel;           /* this collection has more than one GC thread */
-    uint32_t evac_gen_no;    /* copy to at least this generation */
-    bool eager_promotion;    /* promote to evac_gen_no rather than fail */
-    bool failed_to_evac;     /* the object being scavenged still points young */
-    bool mark_statics;       /* a major GC: static closures reached are marked */
-    bool nm_grey;            /* pointers into nonmoving segments are marked (nm_segments_marked) */
+    Capability *cap;      /* where remembered-set entries go (one per GC thread) */
+    uint32_t index;       /* 0: the leader (the thread that stopped the world) */
+    bool parallel;        /* this collection has more than one GC thread */
+    uint32_t evac_gen_no; /* copy to at least this generation */
+    bool eager_promotion; /* promote to evac_gen_no rather than fail */
+    bool failed_to_evac;  /* the object being scavenged still points young */
+    bool mark_statics;    /* a major GC: static closures reached are marked */
+    bool nm_grey;         /* pointers into nonmoving segments are marked (nm_segments_marked) */
+    bool nm_fwd; /* pointers to duplicated nonmoving objects are redirected (nm_forwarding) */
     uint32_t selector_depth; /* nested selector thunks being evaluated */
     bdescr *scan_bd;         /* block being scavenged, or NULL */
     uint64_t copied_words;   /* words copied in this GC (counted per to-space block) */

@@ -21,6 +21,16 @@ bool gc_is_alive(StgClosure **pp)
         StgWord tag = GET_TAG(p);
         StgClosure *q = UNTAG(p);
         bdescr *bd = Bdescr(q);
+        if ((bd->flags & BF_NONMOVING) && __atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE)) {
+            /* Weak keys and stable names follow a duplicated object (Note [Evacuating sparse
+             * segments] in nonmoving.c). */
+            StgClosure *to = nm_forward_slot(q, bd);
+            if (to) {
+                q = to;
+                bd = Bdescr(q);
+                p = TAG_CLOSURE(tag, q);
+            }
+        }
         /* A nonmoving segment keeps BF_EVACUATED; a marking collection decides it by its marks. */
         if ((bd->flags & BF_EVACUATED) && !((bd->flags & BF_NONMOVING) && nm_segments_marked())) {
             *pp = p;

@@ -83,6 +83,7 @@
 #include "sm/scav.h"
 #include "sm/storage.h"
 #include "sm/trigger.h"
+#include "trace/debug_trace.h"
 
 #define SEGMENT_BYTES   ((StgWord)NM_SEGMENT_BLOCKS * BLOCK_SIZE)
 #define MAX_SMALL_WORDS (LARGE_OBJECT_THRESHOLD_W - 1)
@@ -98,9 +99,10 @@ typedef struct {
     NmSegment *current; /* where promotion allocates (NULL: take one) */
     NmSegment *active;  /* some slot free (as the last sweep left them) */
     NmSegment *filled;  /* no slot free */
-    /* Marked by the last cycle, not swept yet: its active and filled lists as they were then
-     * (Note [The concurrent sweep]). */
-    NmSegment *unswept[2];
+    NmSegment *sources; /* evacuation sources (Note [Evacuating sparse segments]) */
+    /* Marked by the last cycle, not swept yet: its active, filled and sources lists as they
+     * were then (Note [The concurrent sweep]). */
+    NmSegment *unswept[3];
     NmClassCensus census;
 } NmAlloc;
 
@@ -145,6 +147,9 @@ static NmRun *pending;
 static StgWord pending_head, n_pending, pending_cap;
 
 static NmSegment *next_segment(generation *gen, uint32_t cls);
+static void drop_source(NmSegment *s);
+static void evac_after_sweep(void);
+static void evac_reset(void);
 
 static uint8_t next_epoch(uint8_t e)
 {
@@ -262,12 +267,14 @@ void nm_init(void)
     sweep_ended = false;
     sweep_cursor = 0;
     marked_words = black_words = 0;
+    evac_reset();
 }
 
 /* The segments themselves are the generation's blocks: sm_exit frees them. */
 void nm_exit(void)
 {
     nm_mark_exit();
+    evac_reset();
     free(allocs);
     allocs = NULL;
     free(runs);
@@ -344,6 +351,7 @@ static void init_segment(NmSegment *s, uint32_t cls)
 {
     s->link = NULL;
     s->state = NM_SEG_IN_USE;
+    s->evac = 0;
     s->sweeps = sweep_no;
     s->cls = cls;
     s->slot_words = class_words[cls];
@@ -381,6 +389,7 @@ static NmSegment *new_segment(generation *gen, uint32_t cls)
 /* Give an empty segment back to the block allocator. */
 static void free_segment(generation *gen, NmSegment *s)
 {
+    drop_source(s);
     bdescr *bd = Bdescr(s);
     unlink_segment(gen, bd);
     /* No stale BF_NONMOVING or nm_segment in the later blocks (a stale pointer's reader tests). */
@@ -771,7 +780,12 @@ static void sweep_one(NmSegment *s)
         return;
     }
     s->state = NM_SEG_IN_USE;
-    if (s->live == s->n_slots) {
+    if (s->evac) {
+        /* Never promoted into while its old copies may live (evac_after_sweep retires it). */
+        s->next_free = 0;
+        s->link = a->sources;
+        a->sources = s;
+    } else if (s->live == s->n_slots) {
         s->next_free = s->n_slots;
         s->link = a->filled;
         a->filled = s;
@@ -819,7 +833,7 @@ static void sweep_done(void)
 static NmSegment *take_unswept(uint32_t cls)
 {
     NmSegment **list = allocs[cls].unswept;
-    int l = list[0] ? 0 : 1;
+    int l = list[0] ? 0 : list[1] ? 1 : 2;
     NmSegment *s = list[l];
     if (s) {
         list[l] = s->link;
@@ -831,7 +845,7 @@ static NmSegment *take_unswept(uint32_t cls)
 
 static bool has_unswept(uint32_t cls)
 {
-    return allocs[cls].unswept[0] || allocs[cls].unswept[1];
+    return allocs[cls].unswept[0] || allocs[cls].unswept[1] || allocs[cls].unswept[2];
 }
 
 /* Sweep s, taken off its unswept list (sweep_lock held). */
@@ -864,7 +878,8 @@ static void hand_to_sweep(generation *gen)
         }
         a->unswept[0] = a->active;
         a->unswept[1] = a->filled;
-        a->active = a->filled = NULL;
+        a->unswept[2] = a->sources;
+        a->active = a->filled = a->sources = NULL;
     }
     gen->n_words = marked_words + black_words;
     if (n_unswept > 0)
@@ -942,6 +957,7 @@ static NmSegment *next_segment(generation *gen, uint32_t cls)
         } else if (dead_segs) {
             s = dead_segs;
             dead_segs = s->link;
+            drop_source(s);
             init_segment(s, cls);
         } else {
             s = new_segment(gen, cls);
@@ -967,9 +983,9 @@ static void sweep_all(generation *gen)
             a->active = a->current;
             a->current = NULL;
         }
-        NmSegment *lists[2] = {a->active, a->filled};
-        a->active = a->filled = NULL;
-        for (int l = 0; l < 2; l++)
+        NmSegment *lists[3] = {a->active, a->filled, a->sources};
+        a->active = a->filled = a->sources = NULL;
+        for (int l = 0; l < 3; l++)
             for (NmSegment *s = lists[l], *next; s; s = next) {
                 next = s->link;
                 sweep_one(s);
@@ -996,8 +1012,10 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
     bool ended = sweep_ended;
     sweep_ended = false;
     pthread_mutex_unlock(&sweep_lock);
-    if (ended && !collected)
+    if (ended && !collected) {
+        evac_after_sweep(); /* first: heap sizing leaves the sources out */
         trigger_after_sweep();
+    }
     if (!collected)
         return;
 #ifdef DEBUG
@@ -1009,14 +1027,17 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
     copying_free_dead_large_objects(gen);
     gen->old_blocks = NULL;
     gen->n_old_blocks = 0;
-    if (nm_pause == NM_PAUSE_FINAL)
-        hand_to_sweep(gen); /* Note [The concurrent sweep] */
-    else
+    bool swept = nm_pause != NM_PAUSE_FINAL;
+    if (swept)
         sweep_all(gen);
+    else
+        hand_to_sweep(gen); /* Note [The concurrent sweep] */
     nm_marking = false;
     nm_set_segments_marked(false);
     if (nm_pause == NM_PAUSE_NONE)
         mark_done();
+    if (swept)
+        evac_after_sweep(); /* live is the current epoch again */
 }
 
 /* Between the pauses of a concurrent cycle the previous epoch's slots may be alive too. */
@@ -1052,6 +1073,17 @@ static void check_list(const generation *gen, uint32_t c, NmSegment *list, bool 
             msg_barf("nonmoving: dead segment %p has live slots", (void *)s);
         (*n)++;
     }
+}
+
+static void check_source(const NmSegment *s);
+
+/* Every segment of a list is a source, or none is. */
+static void check_evac(const NmSegment *list, bool sources_list)
+{
+    for (const NmSegment *s = list; s; s = s->link)
+        if ((s->evac != 0) != sources_list)
+            msg_barf("nonmoving: segment %p (source %u) is on a %s list", (const void *)s, s->evac,
+                     sources_list ? "sources" : "promotion");
 }
 
 static void nm_check(const generation *gen)
@@ -1103,6 +1135,7 @@ static void nm_check(const generation *gen)
         if (swept && live != s->live)
             msg_barf("nonmoving: segment %p counts %u live slots, has %u", (void *)s, s->live,
                      live);
+        check_source(s);
         blocks += bd->blocks;
         words += (StgWord)live * s->slot_words;
         segments++;
@@ -1113,10 +1146,22 @@ static void nm_check(const generation *gen)
             check_list(gen, c, a->current, false, NM_SEG_IN_USE, false, &listed);
         check_list(gen, c, a->active, false, NM_SEG_IN_USE, false, &listed);
         check_list(gen, c, a->filled, true, NM_SEG_IN_USE, false, &listed);
+        check_list(gen, c, a->sources, false, NM_SEG_IN_USE, false, &listed);
         check_list(gen, c, a->unswept[0], false, NM_SEG_IN_USE, true, &listed);
         check_list(gen, c, a->unswept[1], true, NM_SEG_IN_USE, true, &listed);
+        check_list(gen, c, a->unswept[2], false, NM_SEG_IN_USE, true, &listed);
     }
     check_list(gen, 0, dead_segs, false, NM_SEG_DEAD, false, &listed);
+    for (uint32_t c = 0; c < n_classes; c++) {
+        const NmAlloc *a = &allocs[c];
+        check_evac(a->current, false);
+        check_evac(a->active, false);
+        check_evac(a->filled, false);
+        check_evac(a->unswept[0], false);
+        check_evac(a->unswept[1], false);
+        check_evac(a->sources, true);
+        check_evac(a->unswept[2], true);
+    }
     pthread_mutex_unlock(&sweep_lock);
     /* Live words: what the mark counted and what was promoted since (hand_to_sweep). */
     if (blocks != gen->n_blocks || words != gen->n_words || listed != segments)
@@ -1188,4 +1233,454 @@ bool nm_is_live_slot(const StgClosure *q)
     uint32_t i = slot_index(s, q);
     return (const StgWord *)q == slot_addr(s, i) &&
            slot_in_use(__atomic_load_n(&s->mark[i], __ATOMIC_RELAXED));
+}
+
+/* --- evacuating sparse segments ---------------------------------------------------- */
+
+/*
+ * Note [Evacuating sparse segments]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Objects in a segment never move: generated code reads headers and fields
+ * directly, with no read barrier, so no header may become a forwarding
+ * pointer while the program can reach it. A sparse segment (few live slots
+ * after a sweep, the rest free but usable only by objects of its size
+ * class) is emptied by *duplication* instead:
+ *
+ *  - Choosing (evac_after_sweep, a pause after a sweep ended): a class whose
+ *    occupancy is below --nonmoving-evac-occupancy (default 0.9) gives up its
+ *    sparsest active segments, fewest live slots first, until its other
+ *    segments would be that full; a segment is skipped if more than a
+ *    quarter of its live objects could not be copied. A chosen segment is a
+ *    source: `evac` in its header (not the block flags, which never change)
+ *    names its NmSource, whose side table maps a slot to its copy; it leaves
+ *    the active list for the class's sources list, so promotion never takes
+ *    its free slots.
+ *  - Copying (nm_evac_copy, early in a minor collection, before the roots;
+ *    at most EVAC_BUDGET_W words per pause): each live slot of a source
+ *    holding an immutable object — CONSTR, FUN or PAP, never a thunk, an
+ *    indirection, a mutable object, a WEAK, a TSO, a STACK or a STABLE_NAME
+ *    — is copied into a slot taken by the promotion allocator (a current or
+ *    active segment of the class: dense slots; black while a cycle runs), and
+ *    the side table records it. The copy is promoted like any object: the
+ *    pause scans it (its young fields, its remembered-set entry). The old copy
+ *    stays a valid object: a copy of an immutable object cannot be told from
+ *    it (pointer equality is not observable but through stable names, below),
+ *    so the program may go on reading either.
+ *  - Redirecting: every pointer to an old copy that the collector meets is
+ *    replaced by its copy (nm_forward follows a chain, when a copy's segment
+ *    became a source in its turn): evacuation (evac_heap: roots, young
+ *    objects, remembered and promoted objects, in every pause), the pauses'
+ *    tracer, the mark thread (which writes nothing but epoch bytes: it marks
+ *    the copy and notes the field, and the final pause, the world stopped,
+ *    redirects it if it still holds the old copy; a program writing the field
+ *    since made its object remembered), the stop-the-world mark (its scan
+ *    is evacuation), weak keys and the stable-name table (gc_is_alive).
+ *    Stable pointers are roots: redirected too.
+ *  - Reclaiming: nobody frees an old copy. Once nothing points to it, no mark
+ *    reaches it and the sweep frees its slot; a source whose slots all died
+ *    is dead and freed (or reused) as any empty segment, its side table with
+ *    it. A source some of whose copied slots still live stays a source; one
+ *    whose copied slots all died, but whose other objects live, is retired
+ *    after a sweep (evac_after_sweep: back to the active or filled list).
+ *
+ * Why an old copy is never freed while reachable. A sweep frees what the
+ * cycle's mark did not mark; the mark is as before except that a pointer to
+ * an old copy marks its copy instead, after the pointer was rewritten. So a
+ * pointer to an old copy left after the final pause would be one no mark
+ * and no final pause met. Stop-the-world marks (the vanilla way, a full
+ * pause) meet every pointer of everything reachable. A concurrent cycle's
+ * final pause meets the roots, every young object (it collects every
+ * generation) and every remembered object; what it does not meet are
+ * oldest-generation objects the mark thread traced and nobody wrote since:
+ * their fields holding an old copy were noted when traced and are
+ * redirected by the final pause itself, and a write to an old object
+ * remembers it (the generational barrier records any write, whatever the
+ * value, so the final pause scans it). The mutator may hold an old copy it
+ * read before a field was rewritten: in its stack (active chunks are
+ * remembered), in a young object or in an old one it wrote: all met by the
+ * final pause. One case is left: an object the mark thread traced *before*
+ * the slot it points to was copied (copying in a pause of the same cycle).
+ * So a pause of a running cycle copies only slots holding the current epoch
+ * (marked, or allocated black): the old copy then lives to the next cycle,
+ * which redirects what is left. Outside a cycle every live slot holds the
+ * current epoch. A marked old copy keeps its copies alive (grey marks the
+ * whole chain): a barrier may report the old copy, and a later pointer
+ * redirected to a copy the sweep freed would dangle; under -DS nm_check
+ * asserts that a live old copy's copy lives, and nm_verify that nothing
+ * reachable is unmarked.
+ *
+ * Identity: the stable-name table and weak keys follow in the pause that
+ * copies (both are visited by every collection through gc_is_alive, which
+ * redirects), and rts_make_stable_name forwards an old copy before looking
+ * it up, so both copies have one name, and a weak keyed on the old copy
+ * lives as long as either does (a reached old copy marks its copy).
+ *
+ * Races (threaded way): side tables and `evac` are written in pauses only;
+ * the mark thread reads them (acquire) while a pause of its cycle may be
+ * adding copies: a copy is whole, its epoch byte written, before its table
+ * entry is stored (release). Tables are freed in pauses, outside a cycle
+ * (sources are retired after a sweep, dead ones when reaped or reused), when
+ * no live pointer into the segment can be looked up but through a live
+ * object, which keeps its source (a live old copy is never retired). The
+ * collector's stores into fields are release stores in the threaded way
+ * (evac_set_field), which the mark thread's acquire loads may meet.
+ *
+ * Costs: reclaiming takes a cycle after the copying (two, if it copied
+ * during a cycle); until then both copies are counted live, so occupancy
+ * right after a sweep counts a source's old copies and their copies twice.
+ * Heap sizing counts copied-out sources off the limit (Note [Evacuation and
+ * heap sizing] in trigger.c). Pointer identity of an old and a new copy
+ * differs until every pointer is redirected: sharing is kept by identity
+ * (stable names, and the test mutator's checksum, which asks nm_forward),
+ * not by address.
+ */
+
+#define NM_MAX_SOURCES 4096               /* sources at once (`evac` is 16 bits) */
+#define EVAC_BUDGET_W  ((StgWord)1 << 15) /* words copied per pause (256 KiB) */
+
+typedef struct {
+    NmSegment *seg;
+    StgClosure **fwd; /* [n_slots]: a slot's copy (NULL: not copied); NULL until the first */
+    uint32_t cursor;  /* this pass over the slots has looked at those below */
+    uint32_t waiting; /* this pass skipped so many live slots not marked yet (a cycle runs) */
+    uint32_t n_fwd;   /* slots copied */
+    bool done;        /* a pass found nothing left to copy */
+} NmSource;
+
+/*
+ * The sources by index (`evac` - 1). Written in pauses; an entry is read by
+ * the mark thread while a cycle runs (nm_forwardee), when none is set or
+ * cleared (sources are chosen and retired outside a cycle's mark).
+ */
+static NmSource *sources[NM_MAX_SOURCES];
+static uint32_t n_sources, sources_hi; /* in use; entries at or above sources_hi are NULL */
+static uint32_t n_fwd_sources;         /* sources with a copy: nm_forwarding */
+static uint32_t n_done_sources;        /* sources copied out (heap sizing) */
+bool nm_forwarding;
+static uint64_t evac_copied; /* objects copied over the run */
+
+static void evac_reset(void)
+{
+    for (uint32_t k = 0; k < sources_hi; k++)
+        if (sources[k]) {
+            free(sources[k]->fwd);
+            free(sources[k]);
+            sources[k] = NULL;
+        }
+    n_sources = sources_hi = n_fwd_sources = n_done_sources = 0;
+    __atomic_store_n(&nm_forwarding, false, __ATOMIC_RELEASE);
+}
+
+uint32_t nm_evac_sources(void)
+{
+    return n_sources;
+}
+
+StgWord nm_evac_source_blocks(void)
+{
+    return (StgWord)n_done_sources * NM_SEGMENT_BLOCKS;
+}
+
+uint64_t nm_evac_copied(void)
+{
+    return evac_copied;
+}
+
+/* Objects whose copy the program cannot tell from them. */
+static bool evac_movable(const StgInfoTable *info)
+{
+    return info->type == CONSTR || info->type == FUN || info->type == PAP;
+}
+
+StgClosure *nm_forwardee(const StgClosure *q, const bdescr *bd)
+{
+    const NmSegment *s = segment_of_bd(bd);
+    uint16_t e = __atomic_load_n(&s->evac, __ATOMIC_ACQUIRE);
+    if (RTS_LIKELY(e == 0))
+        return NULL;
+    NmSource *src = __atomic_load_n(&sources[e - 1], __ATOMIC_ACQUIRE);
+    StgClosure **fwd = __atomic_load_n(&src->fwd, __ATOMIC_ACQUIRE);
+    if (!fwd)
+        return NULL;
+    return __atomic_load_n(&fwd[slot_index(s, q)], __ATOMIC_ACQUIRE);
+}
+
+StgClosure *nm_forward(StgClosure *p)
+{
+    StgWord tag = GET_TAG(p);
+    StgClosure *q = UNTAG(p);
+    bool moved = false;
+    while (q && HEAP_ALLOCED(q)) {
+        const bdescr *bd = Bdescr(q);
+        if (!(gc_block_flags(bd) & BF_NONMOVING))
+            break;
+        StgClosure *to = nm_forwardee(q, bd);
+        if (!to)
+            break;
+        q = to;
+        moved = true;
+    }
+    return moved ? TAG_CLOSURE(tag, q) : p;
+}
+
+/* Make s (swept, on no list) a source; false if every index is taken. */
+static bool make_source(NmSegment *s)
+{
+    if (n_sources == NM_MAX_SOURCES)
+        return false;
+    uint32_t k = 0;
+    while (sources[k])
+        k++;
+    NmSource *src = hooks_calloc(1, sizeof *src, "nm evacuation source");
+    src->seg = s;
+    __atomic_store_n(&sources[k], src, __ATOMIC_RELEASE);
+    if (k >= sources_hi)
+        sources_hi = k + 1;
+    n_sources++;
+    __atomic_store_n(&s->evac, (uint16_t)(k + 1), __ATOMIC_RELEASE);
+    return true;
+}
+
+/* s stops being a source (a pause; nothing live points to a copied slot of it). */
+static void drop_source(NmSegment *s)
+{
+    if (!s->evac)
+        return;
+    uint32_t k = s->evac - 1u;
+    NmSource *src = sources[k];
+    __atomic_store_n(&s->evac, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&sources[k], NULL, __ATOMIC_RELEASE);
+    while (sources_hi > 0 && !sources[sources_hi - 1])
+        sources_hi--;
+    n_sources--;
+    if (src->done)
+        n_done_sources--;
+    if (src->n_fwd > 0 && --n_fwd_sources == 0)
+        __atomic_store_n(&nm_forwarding, false, __ATOMIC_RELEASE);
+    free(src->fwd);
+    free(src);
+}
+
+/* A swept source: every slot it copied is dead (an old copy nobody reached). */
+static bool source_drained(const NmSource *src)
+{
+    const NmSegment *s = src->seg;
+    if (!src->done)
+        return false;
+    for (uint32_t i = 0; src->fwd && i < s->n_slots; i++)
+        if (src->fwd[i] && slot_in_use(mark_byte(s, i)))
+            return false;
+    return true;
+}
+
+/* Live slots of s that copying would empty. */
+static uint32_t movable_slots(const NmSegment *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n_slots; i++)
+        if (slot_in_use(mark_byte(s, i)) &&
+            evac_movable(__atomic_load_n(&((StgClosure *)slot_addr(s, i))->info, __ATOMIC_ACQUIRE)))
+            n++;
+    return n;
+}
+
+static int by_live(const void *a, const void *b)
+{
+    uint32_t x = (*(NmSegment *const *)a)->live, y = (*(NmSegment *const *)b)->live;
+    return x < y ? -1 : x > y;
+}
+
+/* Choose class c's sources (sweep_lock held): see Note [Evacuating sparse segments]. */
+static void choose_sources(uint32_t c, double target)
+{
+    NmAlloc *a = &allocs[c];
+    StgWord live = a->census.live_slots, slots = a->census.slots;
+    for (NmSegment *s = a->sources; s; s = s->link) {
+        /* What sources hold moves into the other segments; what they copied is counted there. */
+        const NmSource *src = sources[s->evac - 1];
+        for (uint32_t i = 0; src->fwd && i < s->n_slots; i++)
+            if (src->fwd[i] && slot_in_use(mark_byte(s, i)))
+                live--;
+        slots -= s->n_slots;
+    }
+    if (slots == 0 || (double)live >= target * (double)slots)
+        return;
+    StgWord n = 0;
+    for (NmSegment *s = a->active; s; s = s->link)
+        n++;
+    if (n < 2)
+        return;
+    NmSegment **cand = hooks_malloc(n * sizeof *cand, "nm evacuation candidates");
+    n = 0;
+    for (NmSegment *s = a->active; s; s = s->link)
+        if ((double)s->live < target * (double)s->n_slots)
+            cand[n++] = s;
+    qsort(cand, n, sizeof *cand, by_live);
+    bool chosen = false;
+    for (StgWord k = 0; k < n && (double)live < target * (double)slots; k++) {
+        NmSegment *s = cand[k];
+        if (slots - s->n_slots < live)
+            break; /* the others could not take its objects */
+        uint32_t movable = movable_slots(s);
+        if (movable < s->live && s->live - movable > s->live / 4)
+            continue; /* it would stay sparse */
+        if (!make_source(s))
+            break;
+        chosen = true;
+        slots -= s->n_slots;
+    }
+    free(cand);
+    if (!chosen)
+        return;
+    /* The chosen leave the active list for the sources list. */
+    NmSegment *keep = NULL, **tail = &keep;
+    for (NmSegment *s = a->active, *next; s; s = next) {
+        next = s->link;
+        if (s->evac) {
+            s->link = a->sources;
+            a->sources = s;
+        } else {
+            *tail = s;
+            tail = &s->link;
+        }
+    }
+    *tail = NULL;
+    a->active = keep;
+}
+
+/*
+ * After a sweep (a pause: the first after the sweep ended, perhaps a start
+ * pause, whose new epoch has not marked anything yet: live is slot_in_use):
+ * retire the sources whose copied slots all died, then choose the next ones.
+ */
+static void evac_after_sweep(void)
+{
+    double target = rts_flags.gc.nonmoving_evac_occupancy;
+    uint32_t kept = 0, retired = 0, before = n_sources;
+    pthread_mutex_lock(&sweep_lock);
+    for (uint32_t c = 0; c < n_classes; c++) {
+        NmAlloc *a = &allocs[c];
+        NmSegment *list = a->sources;
+        a->sources = NULL;
+        for (NmSegment *s = list, *next; s; s = next) {
+            next = s->link;
+            if (!source_drained(sources[s->evac - 1])) {
+                s->link = a->sources;
+                a->sources = s;
+                kept++;
+                continue;
+            }
+            retired++;
+            drop_source(s);
+            if (s->live == s->n_slots) {
+                s->next_free = s->n_slots;
+                s->link = a->filled;
+                a->filled = s;
+            } else {
+                s->link = a->active;
+                a->active = s;
+            }
+        }
+        if (target > 0)
+            choose_sources(c, target);
+    }
+    pthread_mutex_unlock(&sweep_lock);
+    DEBUG_TRACE(nonmoving_gc,
+                "nonmoving: %u evacuation sources (%u before, %u kept, %u retired; %llu objects "
+                "copied so far)",
+                n_sources, before, kept, retired, (unsigned long long)evac_copied);
+    (void)before; /* without DEBUG_TRACE */
+    (void)kept;
+    (void)retired;
+}
+
+/* Copy slot i of source src (a live immutable object) into a slot of its class; its size. */
+static StgWord copy_slot(gc_thread *gct, NmSource *src, uint32_t i)
+{
+    NmSegment *s = src->seg;
+    StgClosure *q = (StgClosure *)slot_addr(s, i);
+    const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
+    StgWord size = layout_of(q, info).size;
+    if (size == 0 || size > s->slot_words)
+        evac_bad_object(q, "nonmoving evacuation");
+    StgPtr to = gc_alloc_for_copy(gct, size, oldest_gen->no);
+    ASSERT(segment_of((StgClosure *)to) != s && !segment_of((StgClosure *)to)->evac);
+    /* The mark thread may be redirecting the old copy's fields (either value will do). */
+    to[0] = (StgWord)info;
+    for (StgWord w = 1; w < size; w++)
+        to[w] = __atomic_load_n(&((StgWord *)q)[w], __ATOMIC_RELAXED);
+    if (!src->fwd) {
+        StgClosure **fwd = hooks_calloc(s->n_slots, sizeof *fwd, "nm forwarding table");
+        __atomic_store_n(&src->fwd, fwd, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&src->fwd[i], (StgClosure *)to, __ATOMIC_RELEASE);
+    if (src->n_fwd++ == 0 && n_fwd_sources++ == 0)
+        __atomic_store_n(&nm_forwarding, true, __ATOMIC_RELEASE);
+    evac_copied++;
+    return size;
+}
+
+void nm_evac_copy(gc_thread *gct)
+{
+    StgWord budget = EVAC_BUDGET_W;
+    for (uint32_t k = 0; k < sources_hi && budget > 0; k++) {
+        NmSource *src = sources[k];
+        if (!src || src->done)
+            continue;
+        NmSegment *s = src->seg;
+        if (src->cursor == s->n_slots) {
+            /* The last pass waited for the mark: again (a pause later). */
+            src->cursor = src->waiting = 0;
+        }
+        uint32_t i = src->cursor;
+        for (; i < s->n_slots && budget > 0; i++) {
+            uint8_t b = mark_byte(s, i);
+            if ((src->fwd && src->fwd[i]) || !slot_in_use(b))
+                continue;
+            const StgInfoTable *info =
+                __atomic_load_n(&((StgClosure *)slot_addr(s, i))->info, __ATOMIC_ACQUIRE);
+            if (!evac_movable(info))
+                continue;
+            if (b != epoch) {
+                /* Not marked yet by the running cycle: see Note [Evacuating sparse segments]. */
+                src->waiting++;
+                continue;
+            }
+            StgWord size = copy_slot(gct, src, i);
+            budget = size < budget ? budget - size : 0;
+        }
+        src->cursor = i;
+        if (i == s->n_slots && src->waiting == 0) {
+            src->done = true;
+            n_done_sources++;
+        }
+    }
+}
+
+/* -DS: a live old copy's copies live (Note [Evacuating sparse segments]); its index is its own. */
+static void check_source(const NmSegment *s)
+{
+    if (!s->evac)
+        return;
+    const NmSource *src = sources[s->evac - 1];
+    if (!src || src->seg != s)
+        msg_barf("nonmoving: segment %p names source %u, not its own", (const void *)s, s->evac);
+    for (uint32_t i = 0; src->fwd && i < s->n_slots; i++) {
+        StgClosure *to = src->fwd[i];
+        if (!to || mark_byte(s, i) != epoch)
+            continue;
+        if (!nm_is_live_slot(to))
+            msg_barf("nonmoving: slot %u of source %p lives, its copy %p does not", i,
+                     (const void *)s, (void *)to);
+        const StgClosure *from = (const StgClosure *)slot_addr(s, i);
+        if (to->info != from->info)
+            msg_barf("nonmoving: slot %u of source %p and its copy %p differ", i, (const void *)s,
+                     (void *)to);
+    }
+}
+
+StgClosure *nm_forward_slot(const StgClosure *q, const bdescr *bd)
+{
+    StgClosure *to = nm_forwardee(q, bd);
+    return to ? UNTAG(nm_forward(to)) : NULL;
 }

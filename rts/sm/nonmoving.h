@@ -26,7 +26,9 @@
  * list, as `state` says, and on the generation's block list (through its
  * head descriptor's link and u.back); `live` counts the slots whose epoch
  * byte is the current epoch (not kept while a concurrent mark runs, nor
- * in a segment not swept yet); no slot below `next_free` is free. Guarded
+ * in a segment not swept yet); no slot below `next_free` is free; an
+ * evacuation source (`evac` set) is on its class's sources list, or on the
+ * dead list, never where promotion takes slots. Guarded
  * by the world being stopped (changes happen in collections), except: the
  * epoch bytes, which the concurrent mark's thread sets (atomically); and,
  * after a concurrent cycle, the lists, `live` and `next_free`, which the
@@ -40,10 +42,13 @@ typedef struct NmSegment_ {
     uint32_t next_free; /* allocation cursor: slots below it are taken */
     uint32_t live;      /* slots holding the current epoch */
     uint32_t slot_inv;  /* ceil(2^32 / slot_words): slot_index without a division */
-    uint32_t state;     /* NM_SEG_IN_USE or NM_SEG_DEAD */
-    uint32_t sweeps;    /* the sweep it was last swept by (or made in): older = not swept yet */
-    StgPtr slots;       /* slot 0 */
-    uint8_t mark[];     /* per slot: the epoch of its last mark or allocation (0: never) */
+    uint16_t state;     /* NM_SEG_IN_USE or NM_SEG_DEAD */
+    /* An evacuation source: its index + 1 among the sources, 0: none (Note [Evacuating sparse
+     * segments]). Written in pauses only; read by the mark thread (atomic). */
+    uint16_t evac;
+    uint32_t sweeps; /* the sweep it was last swept by (or made in): older = not swept yet */
+    StgPtr slots;    /* slot 0 */
+    uint8_t mark[];  /* per slot: the epoch of its last mark or allocation (0: never) */
 } NmSegment;
 
 enum {
@@ -90,6 +95,24 @@ double nm_occupancy(void);
 double nm_mean_sweep_occupancy(void);
 /* Is q a live slot of the nonmoving heap (tests)? */
 bool nm_is_live_slot(const StgClosure *q);
+
+/* --- evacuating sparse segments (Note [Evacuating sparse segments] in nonmoving.c) --- */
+
+/* Some old copy has a new one: pointers met are redirected (atomic; written in pauses). */
+extern bool nm_forwarding;
+/* q (untagged, in a segment: bd is its descriptor) was duplicated: its newest copy, else NULL. */
+StgClosure *nm_forwardee(const StgClosure *q, const bdescr *bd);
+/* The same, to the end of a chain of copies (out of line: evac_heap's case). */
+StgClosure *nm_forward_slot(const StgClosure *q, const bdescr *bd);
+/* p (tagged or not, anywhere) with every old copy on the way replaced by its newest copy. */
+StgClosure *nm_forward(StgClosure *p);
+/* A minor collection, after prepare: duplicate some live objects of the sources (budgeted). */
+void nm_evac_copy(gc_thread *gct);
+/* Tests and statistics: segments that are sources now, objects duplicated over the run. */
+uint32_t nm_evac_sources(void);
+/* Blocks of the sources copied out, to be freed by the next cycle (heap sizing). */
+StgWord nm_evac_source_blocks(void);
+uint64_t nm_evac_copied(void);
 
 /* --- the concurrent mark (threaded way; nonmoving_mark.c, Note [The concurrent mark]) --- */
 

@@ -266,6 +266,17 @@ static void grey(StgClosure *p, gc_thread *gct)
     if (flags & BF_NONMOVING) {
         if (nm_mark(p, bd))
             push(p);
+        /*
+         * A marked old copy keeps its copies, each of a chain (a copy's
+         * segment may be a source in its turn): the table maps it to the
+         * next, which must not be freed while it may be looked up (Note
+         * [Evacuating sparse segments] in nonmoving.c).
+         */
+        if (!__atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE))
+            return;
+        for (StgClosure *to = nm_forwardee(p, bd); to; to = nm_forwardee(to, Bdescr(to)))
+            if (nm_mark(to, Bdescr(to)))
+                push(to);
         return;
     }
     if (!in_oldest_large(bd, flags))
@@ -308,7 +319,7 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
  *    that point young (to the young object's new address, or to its
  *    promoted copy, which is allocated black). The tracer reads either
  *    value; both are young or black, and neither needs greying. The
- *    collector stores with release (set_field in evac.h) and the tracer
+ *    collector stores with release (evac_set_field in evac.h) and the tracer
  *    loads with acquire, so a copy or segment reached through a new value
  *    is seen whole.
  *  - Which blocks are segments: the tracer does not read a pointer's block
@@ -342,8 +353,54 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
  */
 typedef struct {
     StgClosure *p;
-    bool segment;
+    bool segment;       /* in a segment, else maybe a large object */
+    StgClosure **field; /* where p was read */
+    StgClosure *seen;   /* the field's value, tagged */
 } Found;
+
+/*
+ * Fields of nonmoving and large objects the mark thread found holding an
+ * old copy of a duplicated object, with the copy they are to hold (Note
+ * [Evacuating sparse segments] in nonmoving.c). The mark thread writes
+ * nothing but epoch bytes: a mutator may be reading the field (generated
+ * code reads fields with plain loads), so the final pause, with the world
+ * stopped, redirects each field that still holds what the tracer read (one
+ * the program wrote since belongs to a remembered object, which the final
+ * pause scans). Guarded by mark_lock.
+ */
+typedef struct {
+    StgClosure **field;
+    StgClosure *seen, *to;
+} Redirect;
+static Redirect *redirects;
+static StgWord n_redirects, redirects_cap;
+
+static void note_redirect(StgClosure **field, StgClosure *seen, StgClosure *to)
+{
+    if (n_redirects == redirects_cap) {
+        redirects_cap = redirects_cap ? redirects_cap * 2 : 1024;
+        redirects = hooks_realloc(redirects, redirects_cap * sizeof *redirects, "nm redirects");
+    }
+    redirects[n_redirects++] = (Redirect){field, seen, to};
+}
+
+/* The final pause (world stopped, mark_lock held): the noted fields take their copies. */
+static void apply_redirects(void)
+{
+    for (StgWord i = 0; i < n_redirects; i++) {
+        Redirect *r = &redirects[i];
+        if (__atomic_load_n(r->field, __ATOMIC_RELAXED) == r->seen)
+            __atomic_store_n(r->field, r->to, __ATOMIC_RELAXED);
+    }
+    DEBUG_TRACE(nonmoving_gc, "nonmoving: %lu fields redirected to copies",
+                (unsigned long)n_redirects);
+    n_redirects = 0;
+    if (redirects_cap > 65536) {
+        free(redirects);
+        redirects = NULL;
+        redirects_cap = 0;
+    }
+}
 
 /* The mark thread's tracing of n fields: see Note [Tracing beside a collection]. */
 static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
@@ -358,21 +415,36 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
             uint64_t seq = bd_free_seq_begin();
             m = 0;
             for (StgWord j = 0; j < k; j++) {
-                StgClosure *p = UNTAG(__atomic_load_n(&f[i + j], __ATOMIC_ACQUIRE));
+                StgClosure *v = __atomic_load_n(&f[i + j], __ATOMIC_ACQUIRE);
+                StgClosure *p = UNTAG(v);
                 if (p == NULL || !HEAP_ALLOCED(p))
                     continue;
                 if (__atomic_load_n(&Bdescr(p)->nm_segment, __ATOMIC_ACQUIRE))
-                    found[m++] = (Found){p, true};
+                    found[m++] = (Found){p, true, &f[i + j], v};
                 else if (any_large)
-                    found[m++] = (Found){p, false};
+                    found[m++] = (Found){p, false, &f[i + j], v};
             }
             if (bd_free_seq_unchanged(seq))
                 break;
         }
+        bool fwd = __atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE);
         for (uint32_t j = 0; j < m; j++) {
             StgClosure *p = found[j].p;
             bdescr *bd = Bdescr(p);
             if (found[j].segment) {
+                StgClosure *to = RTS_UNLIKELY(fwd) ? nm_forward_slot(p, bd) : NULL;
+                if (to) {
+                    /*
+                     * An old copy: the copy is marked, not the old one, and the
+                     * final pause redirects the field (Note [Evacuating sparse
+                     * segments] in nonmoving.c). A segment stays one until the
+                     * cycle ends: the copy's descriptor is safe to read.
+                     */
+                    note_redirect(found[j].field, found[j].seen,
+                                  TAG_CLOSURE(GET_TAG(found[j].seen), to));
+                    p = to;
+                    bd = Bdescr(p);
+                }
                 if (nm_mark_concurrent(p, bd))
                     push(p);
             } else if (ptrset_has(&cand_large, bd) && ptrset_add(&marked_large, bd)) {
@@ -417,8 +489,20 @@ static void trace(StgClosure *q, StgWord from, gc_thread *gct)
             nm_trace_fields_concurrent(f + from, n - from);
             return;
         }
-        for (StgWord i = from; i < n; i++)
-            grey(__atomic_load_n(&f[i], __ATOMIC_RELAXED), gct);
+        bool fwd = __atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE);
+        for (StgWord i = from; i < n; i++) {
+            StgClosure *v = __atomic_load_n(&f[i], __ATOMIC_RELAXED);
+            if (RTS_UNLIKELY(fwd)) {
+                /* The world is stopped: the field takes the copy (Note [Evacuating sparse
+                 * segments] in nonmoving.c). */
+                StgClosure *to = nm_forward(v);
+                if (to != v) {
+                    __atomic_store_n(&f[i], to, __ATOMIC_RELAXED);
+                    v = to;
+                }
+            }
+            grey(v, gct);
+        }
         return;
     }
     }
@@ -669,6 +753,9 @@ void nm_mark_exit(void)
     free(deferred);
     deferred = NULL;
     n_deferred = deferred_cap = 0;
+    free(redirects);
+    redirects = NULL;
+    n_redirects = redirects_cap = 0;
     ptrset_free(&cand_large);
     ptrset_free(&marked_large);
     blocks_at_start = growth_blocks = 0;
@@ -774,6 +861,7 @@ void nm_pause_begin(NmPause pause)
         break;
     case NM_PAUSE_FINAL: {
         ASSERT(cycle);
+        apply_redirects();
         take_chunks(NULL);
         pause_greys();
         break;

@@ -15,6 +15,7 @@
 
 #include "flags/flags.h"
 #include "sm/gc.h"
+#include "sm/nonmoving.h"
 #include "sm/storage.h"
 
 /* --- info tables of the shapes we build ---------------------------------------- */
@@ -649,6 +650,12 @@ uint64_t mutator_checksum(Mutator *m)
             h = mix(h, 0x57a7 ^ static_id(q->info));
             continue;
         }
+        /*
+         * An object and its copies are one (the nonmoving heap duplicates immutable objects:
+         * Note [Evacuating sparse segments] in rts/sm/nonmoving.c): sharing is kept by identity,
+         * not by address, as stable names keep it.
+         */
+        q = UNTAG(nm_forward(q));
         StgWord slot = map_slot((StgWord)q);
         if (seen.keys[slot]) {
             h = mix(h, 0xbac4 ^ seen.ids[slot]);

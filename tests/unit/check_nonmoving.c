@@ -15,6 +15,7 @@
 #include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/storage.h"
+#include "evac_sparse.h"
 #include "test_util.h"
 
 /* A leaf: no pointers, three value words (4 words with the header). */
@@ -84,7 +85,8 @@ END_TEST
 
 START_TEST(segments_model)
 {
-    test_start_rts("check_nonmoving", "-xn", 1);
+    /* Free slots are reused in place: without evacuation, whose sources take none. */
+    test_start_rts("check_nonmoving", "-xn --nonmoving-evac-occupancy=0", 1);
     ck_assert_ptr_eq(oldest_gen->policy, &gen_policy_nonmoving);
     Capability *cap = rts_lock();
     StgClosure **r = rts_push_roots(cap, 1);
@@ -309,6 +311,25 @@ START_TEST(mark_stack_overflow)
 }
 END_TEST
 
+/* --- evacuating sparse segments (tests/support/evac_sparse.c) ------------------------ */
+
+static void major(void)
+{
+    performMajorGC();
+}
+
+START_TEST(evacuate_sparse)
+{
+    evac_sparse_run("-xn --nonmoving-evac-occupancy=0.95", major);
+}
+END_TEST
+
+START_TEST(evacuate_sparse_g3)
+{
+    evac_sparse_run("-xn -G3 -A64k --nonmoving-evac-occupancy=0.95", major);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nonmoving");
@@ -319,6 +340,8 @@ int main(void)
     tcase_add_test(tc, segments_model);
     tcase_add_test(tc, epochs_wrap);
     tcase_add_test(tc, mark_stack_overflow);
+    tcase_add_test(tc, evacuate_sparse);
+    tcase_add_test(tc, evacuate_sparse_g3);
     suite_add_tcase(s, tc);
     return test_run(s);
 }

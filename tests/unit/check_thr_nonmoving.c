@@ -35,6 +35,7 @@
 
 #include "sm/nonmoving.h"
 #include "sm/storage.h"
+#include "evac_sparse.h"
 #include "test_util.h"
 
 enum { N_BOXES = 48, MAX_LIST = 40 };
@@ -541,6 +542,34 @@ START_TEST(weaks_names_cafs)
 }
 END_TEST
 
+/*
+ * Evacuating sparse segments under the concurrent mark (tests/support/evac_sparse.c):
+ * a cycle is a concurrent one, and its sweep, and the collection after it (which
+ * retires and chooses sources); the minor collections between copy, beside the mark
+ * thread when a cycle runs.
+ */
+static void concurrent_cycle(void)
+{
+    whole_cycle();
+    while (nm_sweeping()) {
+        sched_yield();
+        performGC();
+    }
+    performGC();
+}
+
+START_TEST(evacuate_sparse_concurrent)
+{
+    evac_sparse_run("-xn -N2 --nonmoving-evac-occupancy=0.95", concurrent_cycle);
+}
+END_TEST
+
+START_TEST(evacuate_sparse_concurrent_g3)
+{
+    evac_sparse_run("-xn -N2 -G3 -A16k --nonmoving-evac-occupancy=0.95", concurrent_cycle);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("thr_nonmoving");
@@ -548,6 +577,8 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, mutate_while_marking, 0, N_CONFIGS);
     tcase_add_test(tc, weaks_names_cafs);
+    tcase_add_test(tc, evacuate_sparse_concurrent);
+    tcase_add_test(tc, evacuate_sparse_concurrent_g3);
     suite_add_tcase(s, tc);
     return s;
 }
