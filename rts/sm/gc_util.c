@@ -23,7 +23,7 @@ bool gc_is_alive(StgClosure **pp)
         bdescr *bd = Bdescr(q);
         if ((bd->flags & BF_NONMOVING) && __atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE)) {
             /* Weak keys and stable names follow a duplicated object (Note [Evacuating sparse
-             * segments] in nonmoving.c). */
+             * segments] in nonmoving_evac.c). */
             StgClosure *to = nm_forward_slot(q, bd);
             if (to) {
                 q = to;

@@ -69,6 +69,7 @@
  * nm_is_live_slot), and the live counts are not kept (nm_check waits).
  */
 #include "sm/nonmoving.h"
+#include "sm/nonmoving_heap.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -88,31 +89,13 @@
 #define SEGMENT_BYTES   ((StgWord)NM_SEGMENT_BLOCKS * BLOCK_SIZE)
 #define MAX_SMALL_WORDS (LARGE_OBJECT_THRESHOLD_W - 1)
 
-typedef struct {
-    /*
-     * The open run is runs[class] (Note [Promotion into runs]): the slots
-     * from `scan` to its bump were promoted and not scanned yet; `first`
-     * is the epoch byte of the run's first slot. lim NULL: no run open.
-     */
-    StgPtr scan;
-    uint8_t *first;
-    NmSegment *current; /* where promotion allocates (NULL: take one) */
-    NmSegment *active;  /* some slot free (as the last sweep left them) */
-    NmSegment *filled;  /* no slot free */
-    NmSegment *sources; /* evacuation sources (Note [Evacuating sparse segments]) */
-    /* Marked by the last cycle, not swept yet: its active, filled and sources lists as they
-     * were then (Note [The concurrent sweep]). */
-    NmSegment *unswept[3];
-    NmClassCensus census;
-} NmAlloc;
-
-static uint32_t n_classes;
+uint32_t nm_class_count;
 static uint32_t *class_words;                        /* [n_classes] */
 static uint16_t class_of_words[MAX_SMALL_WORDS + 1]; /* words -> class */
-static NmAlloc *allocs;                              /* [n_classes] */
+NmAlloc *nm_allocs;                                  /* [n_classes] */
 static SlotRun *runs;                                /* [n_classes]: the open runs */
 
-static uint8_t epoch = 1, prev_epoch;
+uint8_t nm_epoch = 1, nm_prev_epoch;
 bool nm_marking;
 /*
  * The concurrent sweep (Note [The concurrent sweep]): guarded by sweep_lock
@@ -120,7 +103,7 @@ bool nm_marking;
  * the census and the segments on those lists; `sweeping` is also read
  * without it (atomic).
  */
-static pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t nm_sweep_lock = PTHREAD_MUTEX_INITIALIZER;
 static NmSegment *dead_segs; /* swept empty, still the generation's: freed by the next collection */
 static StgWord n_unswept;
 static uint32_t sweep_no; /* sweeps begun; a segment whose `sweeps` is older is not swept yet */
@@ -147,59 +130,29 @@ static NmRun *pending;
 static StgWord pending_head, n_pending, pending_cap;
 
 static NmSegment *next_segment(generation *gen, uint32_t cls);
-static void drop_source(NmSegment *s);
-static void evac_after_sweep(void);
-static void evac_reset(void);
 
 static uint8_t next_epoch(uint8_t e)
 {
     return e == 255 ? 1 : (uint8_t)(e + 1);
 }
 
-static NmSegment *segment_of_bd(const bdescr *bd)
-{
-    if (bd->blocks == 0)
-        bd = bd->link; /* a later block of the group: its descriptor links to the head */
-    return (NmSegment *)bd->start;
-}
-
-static NmSegment *segment_of(const StgClosure *q)
-{
-    return segment_of_bd(Bdescr(q));
-}
-
-/*
- * The slot q is in: its word offset times slot_inv, the top 32 bits. Exact:
- * for an offset n = k * w + r (r < w, n < 2^12 words in a segment) the
- * product is n / w plus less than n / 2^32 < 1 / w, which cannot carry
- * k + r / w past k + 1. A division here was 8% of a promoting run.
- */
-static uint32_t slot_index(const NmSegment *s, const StgClosure *q)
-{
-    uint64_t n = (uint64_t)((const StgWord *)q - s->slots);
-    uint32_t i = (uint32_t)((n * s->slot_inv) >> 32);
-    ASSERT(i == n / s->slot_words);
-    return i;
-}
-_Static_assert((uint64_t)NM_SEGMENT_BLOCKS *BLOCK_SIZE_W < ((uint64_t)1 << 20),
-               "slot_index's multiply is exact for offsets below 2^20 words");
-
 static bool slot_free(uint8_t b)
 {
-    return b != epoch && !(nm_marking && b == prev_epoch);
+    return b != nm_epoch && !(nm_marking && b == nm_prev_epoch);
 }
 
 /* --- size classes ----------------------------------------------------------- */
 
 static void add_class(uint32_t words)
 {
-    class_words = hooks_realloc(class_words, (n_classes + 1) * sizeof *class_words, "nm classes");
-    class_words[n_classes++] = words;
+    class_words =
+        hooks_realloc(class_words, (nm_class_count + 1) * sizeof *class_words, "nm classes");
+    class_words[nm_class_count++] = words;
 }
 
 static void init_classes(uint32_t dense)
 {
-    n_classes = 0;
+    nm_class_count = 0;
     uint32_t w = 2;
     for (; w <= 1 + dense && w <= MAX_SMALL_WORDS; w++)
         add_class(w);
@@ -214,7 +167,7 @@ static void init_classes(uint32_t dense)
         if (p >= MAX_SMALL_WORDS)
             break;
     }
-    if (class_words[n_classes - 1] < MAX_SMALL_WORDS)
+    if (class_words[nm_class_count - 1] < MAX_SMALL_WORDS)
         add_class(MAX_SMALL_WORDS);
     uint32_t c = 0;
     class_of_words[0] = 0;
@@ -227,7 +180,7 @@ static void init_classes(uint32_t dense)
 
 uint32_t nm_n_classes(void)
 {
-    return n_classes;
+    return nm_class_count;
 }
 
 uint32_t nm_class_of(StgWord words)
@@ -248,14 +201,14 @@ void nm_init(void)
     free(class_words);
     class_words = NULL;
     init_classes(dense);
-    free(allocs);
-    allocs = hooks_calloc(n_classes, sizeof *allocs, "nm allocators");
+    free(nm_allocs);
+    nm_allocs = hooks_calloc(nm_class_count, sizeof *nm_allocs, "nm allocators");
     free(runs);
-    runs = hooks_calloc(n_classes, sizeof *runs, "nm runs");
-    for (uint32_t c = 0; c < n_classes; c++)
-        allocs[c].census.slot_words = class_words[c];
-    epoch = 1;
-    prev_epoch = 0;
+    runs = hooks_calloc(nm_class_count, sizeof *runs, "nm runs");
+    for (uint32_t c = 0; c < nm_class_count; c++)
+        nm_allocs[c].census.slot_words = class_words[c];
+    nm_epoch = 1;
+    nm_prev_epoch = 0;
     nm_marking = false;
     segs_marked = false;
     swept_live = swept_slots = 0;
@@ -267,21 +220,21 @@ void nm_init(void)
     sweep_ended = false;
     sweep_cursor = 0;
     marked_words = black_words = 0;
-    evac_reset();
+    nm_evac_reset();
 }
 
 /* The segments themselves are the generation's blocks: sm_exit frees them. */
 void nm_exit(void)
 {
     nm_mark_exit();
-    evac_reset();
-    free(allocs);
-    allocs = NULL;
+    nm_evac_reset();
+    free(nm_allocs);
+    nm_allocs = NULL;
     free(runs);
     runs = NULL;
     free(class_words);
     class_words = NULL;
-    n_classes = 0;
+    nm_class_count = 0;
     free(pending);
     pending = NULL;
     pending_head = n_pending = pending_cap = 0;
@@ -362,8 +315,8 @@ static void init_segment(NmSegment *s, uint32_t cls)
     s->slot_inv = (uint32_t)((((uint64_t)1 << 32) + s->slot_words - 1) / s->slot_words);
     memset(s->mark, 0, s->n_slots);
     s->slots = (StgPtr)((char *)s + header_bytes(s->n_slots));
-    allocs[cls].census.segments++;
-    allocs[cls].census.slots += s->n_slots;
+    nm_allocs[cls].census.segments++;
+    nm_allocs[cls].census.slots += s->n_slots;
 }
 
 static NmSegment *new_segment(generation *gen, uint32_t cls)
@@ -389,7 +342,7 @@ static NmSegment *new_segment(generation *gen, uint32_t cls)
 /* Give an empty segment back to the block allocator. */
 static void free_segment(generation *gen, NmSegment *s)
 {
-    drop_source(s);
+    nm_evac_drop_source(s);
     bdescr *bd = Bdescr(s);
     unlink_segment(gen, bd);
     /* No stale BF_NONMOVING or nm_segment in the later blocks (a stale pointer's reader tests). */
@@ -397,18 +350,6 @@ static void free_segment(generation *gen, NmSegment *s)
     for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
         __atomic_store_n(&bd[i].nm_segment, 0, __ATOMIC_RELAXED);
     bd_free_group_lock(bd);
-}
-
-static StgPtr slot_addr(const NmSegment *s, uint32_t i)
-{
-    return s->slots + (StgWord)i * s->slot_words;
-}
-
-/* A slot's epoch byte, which the mark thread may be setting (Note [Tracing beside a collection]).
- */
-static uint8_t mark_byte(const NmSegment *s, uint32_t i)
-{
-    return __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
 }
 
 /* The next free slot of s from its cursor, or n_slots. */
@@ -476,7 +417,7 @@ static NmRun pop_pending(void)
 /* Settle the open run's counts and queue what it holds unscanned; no run is open after. */
 static void close_run(generation *gen, uint32_t cls)
 {
-    NmAlloc *a = &allocs[cls];
+    NmAlloc *a = &nm_allocs[cls];
     SlotRun *r = &runs[cls];
     NmSegment *s = a->current;
     if (!r->lim)
@@ -502,7 +443,7 @@ static void close_run(generation *gen, uint32_t cls)
  */
 __attribute__((noinline)) static void open_run(generation *gen, uint32_t cls)
 {
-    NmAlloc *a = &allocs[cls];
+    NmAlloc *a = &nm_allocs[cls];
     SlotRun *r = &runs[cls];
     close_run(gen, cls);
     for (;;) {
@@ -520,10 +461,10 @@ __attribute__((noinline)) static void open_run(generation *gen, uint32_t cls)
                 return;
             }
             s->next_free = s->n_slots;
-            pthread_mutex_lock(&sweep_lock);
+            pthread_mutex_lock(&nm_sweep_lock);
             s->link = a->filled;
             a->filled = s;
-            pthread_mutex_unlock(&sweep_lock);
+            pthread_mutex_unlock(&nm_sweep_lock);
         }
         a->current = next_segment(gen, cls);
     }
@@ -543,7 +484,7 @@ static StgPtr nm_todo_full(gc_thread *gct, gen_workspace *ws, StgWord size)
         open_run(ws->gen, cls);
     ws->runs = runs;
     ws->run_of_size = class_of_words;
-    ws->run_mark = epoch;
+    ws->run_mark = nm_epoch;
     /* Every object comes through the runs: no block to bump into. */
     ws->todo_bd = NULL;
     ws->todo_lim = NULL;
@@ -561,8 +502,8 @@ static bool scan_promoted(gc_thread *gct, generation *gen)
             scav_slots(gct, r.from, r.to, r.step, gen->no);
             work = again = true;
         }
-        for (uint32_t c = 0; c < n_classes; c++) {
-            NmAlloc *a = &allocs[c];
+        for (uint32_t c = 0; c < nm_class_count; c++) {
+            NmAlloc *a = &nm_allocs[c];
             /*
              * What waits now, as a batch: scanning may promote into this very
              * run (scan takes up after the batch) or close it (close_run queues
@@ -584,8 +525,8 @@ static bool scan_promoted(gc_thread *gct, generation *gen)
 void nm_new_epoch(void)
 {
     ASSERT(!nm_sweeping());
-    prev_epoch = epoch;
-    epoch = next_epoch(epoch);
+    nm_prev_epoch = nm_epoch;
+    nm_epoch = next_epoch(nm_epoch);
     nm_marking = true;
     marked_words = black_words = 0;
 }
@@ -603,7 +544,7 @@ bool nm_segments_marked(void)
 bool nm_slot_marked(const StgClosure *q, const bdescr *bd)
 {
     NmSegment *s = segment_of_bd(bd);
-    return __atomic_load_n(&s->mark[slot_index(s, q)], __ATOMIC_RELAXED) == epoch;
+    return __atomic_load_n(&s->mark[slot_index(s, q)], __ATOMIC_RELAXED) == nm_epoch;
 }
 
 static void nm_prepare(gc_thread *gct, generation *gen)
@@ -632,12 +573,12 @@ bool nm_mark(StgClosure *q, bdescr *bd)
     ASSERT(i < s->n_slots && (StgPtr)q == slot_addr(s, i));
     /* Atomic: tests read the bytes (nm_is_live_slot) while the mark thread writes them. */
     uint8_t b = __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
-    if (b == epoch)
+    if (b == nm_epoch)
         return false;
-    if (b != prev_epoch)
+    if (b != nm_prev_epoch)
         msg_barf("nonmoving: marking %p, a free slot (epoch byte %u; epoch %u)", (void *)q, b,
-                 epoch);
-    __atomic_store_n(&s->mark[i], epoch, __ATOMIC_RELAXED);
+                 nm_epoch);
+    __atomic_store_n(&s->mark[i], nm_epoch, __ATOMIC_RELAXED);
     marked_words += s->slot_words;
     return true;
 }
@@ -648,21 +589,21 @@ bool nm_mark_concurrent(StgClosure *q, bdescr *bd)
     uint32_t i = slot_index(s, q);
     ASSERT(i < s->n_slots && (StgPtr)q == slot_addr(s, i));
     uint8_t b = __atomic_load_n(&s->mark[i], __ATOMIC_RELAXED);
-    if (b != prev_epoch) {
+    if (b != nm_prev_epoch) {
         /*
          * Marked, or allocated black by a minor collection running beside
          * the mark thread (its byte is written before any pointer to the
          * object is stored: on x86-64, seen in that order).
          */
 #ifdef DEBUG
-        if (b != epoch)
+        if (b != nm_epoch)
             msg_barf("nonmoving: the mark thread reached %p, a free slot (epoch byte %u; "
                      "epoch %u)",
-                     (void *)q, b, epoch);
+                     (void *)q, b, nm_epoch);
 #endif
         return false;
     }
-    __atomic_store_n(&s->mark[i], epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->mark[i], nm_epoch, __ATOMIC_RELAXED);
     marked_words += s->slot_words;
     return true;
 }
@@ -673,7 +614,7 @@ void nm_rescan(gc_thread *gct, uint32_t gen_no,
     for (bdescr *bd = generations[gen_no].blocks; bd; bd = bd->link) {
         NmSegment *s = (NmSegment *)bd->start;
         for (uint32_t i = 0; i < s->n_slots; i++)
-            if (s->mark[i] == epoch)
+            if (s->mark[i] == nm_epoch)
                 scan(gct, (StgClosure *)slot_addr(s, i), gen_no);
     }
 }
@@ -706,7 +647,7 @@ static StgClosure *nm_is_alive(const bdescr *bd, StgClosure *q)
         return q; /* the start pause collects the young generations only */
     if (bd->flags & BF_NONMOVING) {
         NmSegment *s = segment_of_bd(bd);
-        return s->mark[slot_index(s, q)] == epoch ? q : NULL;
+        return s->mark[slot_index(s, q)] == nm_epoch ? q : NULL;
     }
     if (bd->flags & BF_LARGE)
         return NULL; /* reached, it would have been relinked with BF_EVACUATED */
@@ -754,11 +695,11 @@ static StgClosure *nm_is_alive(const bdescr *bd, StgClosure *q)
 /* Count s's live slots, zeroing the bytes of the epoch to come (Note [Nonmoving segments]). */
 static uint32_t sweep_segment(NmSegment *s)
 {
-    uint8_t next = next_epoch(epoch);
+    uint8_t next = next_epoch(nm_epoch);
     uint32_t live = 0;
     for (uint32_t i = 0; i < s->n_slots; i++) {
         uint8_t b = s->mark[i];
-        if (b == epoch)
+        if (b == nm_epoch)
             live++;
         else if (b == next)
             __atomic_store_n(&s->mark[i], 0, __ATOMIC_RELAXED); /* heap walks read them */
@@ -769,7 +710,7 @@ static uint32_t sweep_segment(NmSegment *s)
 /* Sweep s (off every list) and file it (sweep_lock held). */
 static void sweep_one(NmSegment *s)
 {
-    NmAlloc *a = &allocs[s->cls];
+    NmAlloc *a = &nm_allocs[s->cls];
     s->live = sweep_segment(s);
     s->sweeps = sweep_no;
     if (s->live == 0) {
@@ -803,18 +744,18 @@ static void sweep_one(NmSegment *s)
 static void sweep_done(void)
 {
     StgWord live = 0, slots = 0;
-    for (uint32_t c = 0; c < n_classes; c++) {
-        live += __atomic_load_n(&allocs[c].census.live_slots, __ATOMIC_RELAXED);
-        slots += allocs[c].census.slots;
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        live += __atomic_load_n(&nm_allocs[c].census.live_slots, __ATOMIC_RELAXED);
+        slots += nm_allocs[c].census.slots;
     }
     swept_live += live;
     swept_slots += slots;
 #ifdef DEBUG
     if (rts_flags.debug.nonmoving_gc) {
-        msg_debug("nonmoving: epoch %u swept, occupancy %.3f\n", epoch,
+        msg_debug("nonmoving: epoch %u swept, occupancy %.3f\n", nm_epoch,
                   slots ? (double)live / (double)slots : 1.0);
-        for (uint32_t c = 0; c < n_classes; c++) {
-            const NmClassCensus *k = &allocs[c].census;
+        for (uint32_t c = 0; c < nm_class_count; c++) {
+            const NmClassCensus *k = &nm_allocs[c].census;
             if (k->segments)
                 msg_debug("nonmoving:   %3lu-word slots: %lu segments, %lu/%lu live (%.3f)\n",
                           (unsigned long)k->slot_words, (unsigned long)k->segments,
@@ -832,7 +773,7 @@ static void sweep_done(void)
 /* Take one unswept segment of class cls (sweep_lock held), or NULL. */
 static NmSegment *take_unswept(uint32_t cls)
 {
-    NmSegment **list = allocs[cls].unswept;
+    NmSegment **list = nm_allocs[cls].unswept;
     int l = list[0] ? 0 : list[1] ? 1 : 2;
     NmSegment *s = list[l];
     if (s) {
@@ -845,7 +786,7 @@ static NmSegment *take_unswept(uint32_t cls)
 
 static bool has_unswept(uint32_t cls)
 {
-    return allocs[cls].unswept[0] || allocs[cls].unswept[1] || allocs[cls].unswept[2];
+    return nm_allocs[cls].unswept[0] || nm_allocs[cls].unswept[1] || nm_allocs[cls].unswept[2];
 }
 
 /* Sweep s, taken off its unswept list (sweep_lock held). */
@@ -864,10 +805,10 @@ static void sweep_taken(NmSegment *s)
  */
 static void hand_to_sweep(generation *gen)
 {
-    pthread_mutex_lock(&sweep_lock);
+    pthread_mutex_lock(&nm_sweep_lock);
     sweep_no++;
-    for (uint32_t c = 0; c < n_classes; c++) {
-        NmAlloc *a = &allocs[c];
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        NmAlloc *a = &nm_allocs[c];
         ASSERT(!has_unswept(c));
         n_unswept += a->census.segments;
         a->census.segments = a->census.slots = a->census.live_slots = 0;
@@ -886,7 +827,7 @@ static void hand_to_sweep(generation *gen)
         __atomic_store_n(&sweeping, true, __ATOMIC_RELEASE);
     else
         sweep_done();
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
 }
 
 bool nm_sweeping(void)
@@ -897,16 +838,16 @@ bool nm_sweeping(void)
 bool nm_sweep_batch(void)
 {
     for (uint32_t k = 0; k < 64; k++) {
-        pthread_mutex_lock(&sweep_lock);
+        pthread_mutex_lock(&nm_sweep_lock);
         NmSegment *s = NULL;
-        for (uint32_t n = 0; n < n_classes && !s; n++) {
+        for (uint32_t n = 0; n < nm_class_count && !s; n++) {
             s = take_unswept(sweep_cursor);
             if (!s)
-                sweep_cursor = sweep_cursor + 1 == n_classes ? 0 : sweep_cursor + 1;
+                sweep_cursor = sweep_cursor + 1 == nm_class_count ? 0 : sweep_cursor + 1;
         }
         if (s)
             sweep_taken(s);
-        pthread_mutex_unlock(&sweep_lock);
+        pthread_mutex_unlock(&nm_sweep_lock);
         if (!s)
             return false;
     }
@@ -916,10 +857,10 @@ bool nm_sweep_batch(void)
 /* Free the segments the sweep found empty (a collection: the world is stopped). */
 static void reap_dead(generation *gen)
 {
-    pthread_mutex_lock(&sweep_lock);
+    pthread_mutex_lock(&nm_sweep_lock);
     NmSegment *list = dead_segs;
     dead_segs = NULL;
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     for (NmSegment *s = list, *next; s; s = next) {
         next = s->link;
         free_segment(gen, s);
@@ -928,11 +869,11 @@ static void reap_dead(generation *gen)
 
 void nm_finish_sweep(void)
 {
-    pthread_mutex_lock(&sweep_lock);
-    for (uint32_t c = 0; c < n_classes; c++)
+    pthread_mutex_lock(&nm_sweep_lock);
+    for (uint32_t c = 0; c < nm_class_count; c++)
         for (NmSegment *s; (s = take_unswept(c));)
             sweep_taken(s);
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     reap_dead(oldest_gen);
 }
 
@@ -944,9 +885,9 @@ void nm_finish_sweep(void)
  */
 static NmSegment *next_segment(generation *gen, uint32_t cls)
 {
-    NmAlloc *a = &allocs[cls];
+    NmAlloc *a = &nm_allocs[cls];
     NmSegment *s = NULL;
-    pthread_mutex_lock(&sweep_lock);
+    pthread_mutex_lock(&nm_sweep_lock);
     for (uint32_t budget = 8; !s;) {
         if (a->active) {
             s = a->active;
@@ -957,13 +898,13 @@ static NmSegment *next_segment(generation *gen, uint32_t cls)
         } else if (dead_segs) {
             s = dead_segs;
             dead_segs = s->link;
-            drop_source(s);
+            nm_evac_drop_source(s);
             init_segment(s, cls);
         } else {
             s = new_segment(gen, cls);
         }
     }
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     s->link = NULL;
     return s;
 }
@@ -972,12 +913,13 @@ static NmSegment *next_segment(generation *gen, uint32_t cls)
 static void sweep_all(generation *gen)
 {
     nm_finish_sweep(); /* nothing should be left, but the dead list may be */
-    pthread_mutex_lock(&sweep_lock);
-    for (uint32_t c = 0; c < n_classes; c++)
-        allocs[c].census.segments = allocs[c].census.slots = allocs[c].census.live_slots = 0;
+    pthread_mutex_lock(&nm_sweep_lock);
+    for (uint32_t c = 0; c < nm_class_count; c++)
+        nm_allocs[c].census.segments = nm_allocs[c].census.slots = nm_allocs[c].census.live_slots =
+            0;
     StgWord live_words = 0;
-    for (uint32_t c = 0; c < n_classes; c++) {
-        NmAlloc *a = &allocs[c];
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        NmAlloc *a = &nm_allocs[c];
         if (a->current) {
             a->current->link = a->active;
             a->active = a->current;
@@ -995,25 +937,25 @@ static void sweep_all(generation *gen)
     __atomic_store_n(&sweeping, true, __ATOMIC_RELAXED); /* for sweep_done */
     sweep_done();
     sweep_ended = false; /* this collection's own sizing follows */
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     reap_dead(gen);
     gen->n_words = live_words;
 }
 
 static void nm_finish(gc_thread *gct, generation *gen, bool collected)
 {
-    for (uint32_t c = 0; c < n_classes; c++)
+    for (uint32_t c = 0; c < nm_class_count; c++)
         close_run(gen, c);
     ASSERT(n_pending == 0);
     /* Large objects reached in this collection join the generation. */
     copying_finish_workspace(gct, &gct->ws[gen->no]);
     reap_dead(gen);
-    pthread_mutex_lock(&sweep_lock);
+    pthread_mutex_lock(&nm_sweep_lock);
     bool ended = sweep_ended;
     sweep_ended = false;
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     if (ended && !collected) {
-        evac_after_sweep(); /* first: heap sizing leaves the sources out */
+        nm_evac_after_sweep(); /* first: heap sizing leaves the sources out */
         trigger_after_sweep();
     }
     if (!collected)
@@ -1037,13 +979,7 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
     if (nm_pause == NM_PAUSE_NONE)
         mark_done();
     if (swept)
-        evac_after_sweep(); /* live is the current epoch again */
-}
-
-/* Between the pauses of a concurrent cycle the previous epoch's slots may be alive too. */
-static bool slot_in_use(uint8_t b)
-{
-    return b == epoch || (nm_marking && b == prev_epoch);
+        nm_evac_after_sweep(); /* live is the current epoch again */
 }
 
 static void nm_walk(generation *gen, void (*f)(StgClosure *q, void *ctx), void *ctx)
@@ -1075,8 +1011,6 @@ static void check_list(const generation *gen, uint32_t c, NmSegment *list, bool 
     }
 }
 
-static void check_source(const NmSegment *s);
-
 /* Every segment of a list is a source, or none is. */
 static void check_evac(const NmSegment *list, bool sources_list)
 {
@@ -1090,13 +1024,13 @@ static void nm_check(const generation *gen)
 {
     uint32_t g = gen->no;
     StgWord blocks = 0, words = 0, segments = 0, listed = 0;
-    uint8_t next = next_epoch(epoch);
+    uint8_t next = next_epoch(nm_epoch);
     if (nm_marking && !nm_cycle_running())
         msg_barf("nonmoving: checked while marking");
     if (nm_marking)
         return; /* the mark thread may be setting epoch bytes: the counts are not kept */
     /* The sweep's thread stops between two segments (Note [The concurrent sweep]). */
-    pthread_mutex_lock(&sweep_lock);
+    pthread_mutex_lock(&nm_sweep_lock);
     for (bdescr *bd = gen->blocks; bd; bd = bd->link) {
         NmSegment *s = (NmSegment *)bd->start;
         if (bd->blocks != NM_SEGMENT_BLOCKS)
@@ -1106,7 +1040,7 @@ static void nm_check(const generation *gen)
                 bd[i].flags != (BF_NONMOVING | BF_EVACUATED) ||
                 bd[i].free != bd->start + SEGMENT_BYTES / sizeof(StgWord))
                 msg_barf("nonmoving: block %u of segment %p has bad fields", i, (void *)s);
-        if (s->cls >= n_classes || s->slot_words != class_words[s->cls] ||
+        if (s->cls >= nm_class_count || s->slot_words != class_words[s->cls] ||
             s->n_slots != slots_per_segment(s->slot_words) ||
             s->slots != (StgPtr)((char *)s + header_bytes(s->n_slots)) || s->next_free > s->n_slots)
             msg_barf("nonmoving: segment %p has a bad header", (void *)s);
@@ -1118,7 +1052,7 @@ static void nm_check(const generation *gen)
             if (b == next && swept)
                 msg_barf("nonmoving: slot %u of segment %p holds the next epoch %u", i, (void *)s,
                          next);
-            if (b != epoch) {
+            if (b != nm_epoch) {
                 if (i < s->next_free && swept)
                     msg_barf("nonmoving: slot %u of segment %p is free below the cursor", i,
                              (void *)s);
@@ -1135,13 +1069,13 @@ static void nm_check(const generation *gen)
         if (swept && live != s->live)
             msg_barf("nonmoving: segment %p counts %u live slots, has %u", (void *)s, s->live,
                      live);
-        check_source(s);
+        nm_evac_check_source(s);
         blocks += bd->blocks;
         words += (StgWord)live * s->slot_words;
         segments++;
     }
-    for (uint32_t c = 0; c < n_classes; c++) {
-        const NmAlloc *a = &allocs[c];
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        const NmAlloc *a = &nm_allocs[c];
         if (a->current)
             check_list(gen, c, a->current, false, NM_SEG_IN_USE, false, &listed);
         check_list(gen, c, a->active, false, NM_SEG_IN_USE, false, &listed);
@@ -1152,8 +1086,8 @@ static void nm_check(const generation *gen)
         check_list(gen, c, a->unswept[2], false, NM_SEG_IN_USE, true, &listed);
     }
     check_list(gen, 0, dead_segs, false, NM_SEG_DEAD, false, &listed);
-    for (uint32_t c = 0; c < n_classes; c++) {
-        const NmAlloc *a = &allocs[c];
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        const NmAlloc *a = &nm_allocs[c];
         check_evac(a->current, false);
         check_evac(a->active, false);
         check_evac(a->filled, false);
@@ -1162,7 +1096,7 @@ static void nm_check(const generation *gen)
         check_evac(a->sources, true);
         check_evac(a->unswept[2], true);
     }
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     /* Live words: what the mark counted and what was promoted since (hand_to_sweep). */
     if (blocks != gen->n_blocks || words != gen->n_words || listed != segments)
         msg_barf("nonmoving: generation %u counts %lu blocks/%lu words, has %lu/%lu; %lu "
@@ -1196,24 +1130,24 @@ const GenPolicy gen_policy_nonmoving = {
 
 void nm_class_census(uint32_t cls, NmClassCensus *out)
 {
-    pthread_mutex_lock(&sweep_lock);
-    const NmClassCensus *k = &allocs[cls].census;
+    pthread_mutex_lock(&nm_sweep_lock);
+    const NmClassCensus *k = &nm_allocs[cls].census;
     out->slot_words = k->slot_words;
     out->segments = k->segments;
     out->slots = k->slots;
     out->live_slots = __atomic_load_n(&k->live_slots, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
 }
 
 double nm_occupancy(void)
 {
     StgWord live = 0, slots = 0;
-    pthread_mutex_lock(&sweep_lock);
-    for (uint32_t c = 0; c < n_classes; c++) {
-        live += __atomic_load_n(&allocs[c].census.live_slots, __ATOMIC_RELAXED);
-        slots += allocs[c].census.slots;
+    pthread_mutex_lock(&nm_sweep_lock);
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        live += __atomic_load_n(&nm_allocs[c].census.live_slots, __ATOMIC_RELAXED);
+        slots += nm_allocs[c].census.slots;
     }
-    pthread_mutex_unlock(&sweep_lock);
+    pthread_mutex_unlock(&nm_sweep_lock);
     return slots ? (double)live / (double)slots : 1.0;
 }
 
@@ -1233,454 +1167,4 @@ bool nm_is_live_slot(const StgClosure *q)
     uint32_t i = slot_index(s, q);
     return (const StgWord *)q == slot_addr(s, i) &&
            slot_in_use(__atomic_load_n(&s->mark[i], __ATOMIC_RELAXED));
-}
-
-/* --- evacuating sparse segments ---------------------------------------------------- */
-
-/*
- * Note [Evacuating sparse segments]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Objects in a segment never move: generated code reads headers and fields
- * directly, with no read barrier, so no header may become a forwarding
- * pointer while the program can reach it. A sparse segment (few live slots
- * after a sweep, the rest free but usable only by objects of its size
- * class) is emptied by *duplication* instead:
- *
- *  - Choosing (evac_after_sweep, a pause after a sweep ended): a class whose
- *    occupancy is below --nonmoving-evac-occupancy (default 0.9) gives up its
- *    sparsest active segments, fewest live slots first, until its other
- *    segments would be that full; a segment is skipped if more than a
- *    quarter of its live objects could not be copied. A chosen segment is a
- *    source: `evac` in its header (not the block flags, which never change)
- *    names its NmSource, whose side table maps a slot to its copy; it leaves
- *    the active list for the class's sources list, so promotion never takes
- *    its free slots.
- *  - Copying (nm_evac_copy, early in a minor collection, before the roots;
- *    at most EVAC_BUDGET_W words per pause): each live slot of a source
- *    holding an immutable object — CONSTR, FUN or PAP, never a thunk, an
- *    indirection, a mutable object, a WEAK, a TSO, a STACK or a STABLE_NAME
- *    — is copied into a slot taken by the promotion allocator (a current or
- *    active segment of the class: dense slots; black while a cycle runs), and
- *    the side table records it. The copy is promoted like any object: the
- *    pause scans it (its young fields, its remembered-set entry). The old copy
- *    stays a valid object: a copy of an immutable object cannot be told from
- *    it (pointer equality is not observable but through stable names, below),
- *    so the program may go on reading either.
- *  - Redirecting: every pointer to an old copy that the collector meets is
- *    replaced by its copy (nm_forward follows a chain, when a copy's segment
- *    became a source in its turn): evacuation (evac_heap: roots, young
- *    objects, remembered and promoted objects, in every pause), the pauses'
- *    tracer, the mark thread (which writes nothing but epoch bytes: it marks
- *    the copy and notes the field, and the final pause, the world stopped,
- *    redirects it if it still holds the old copy; a program writing the field
- *    since made its object remembered), the stop-the-world mark (its scan
- *    is evacuation), weak keys and the stable-name table (gc_is_alive).
- *    Stable pointers are roots: redirected too.
- *  - Reclaiming: nobody frees an old copy. Once nothing points to it, no mark
- *    reaches it and the sweep frees its slot; a source whose slots all died
- *    is dead and freed (or reused) as any empty segment, its side table with
- *    it. A source some of whose copied slots still live stays a source; one
- *    whose copied slots all died, but whose other objects live, is retired
- *    after a sweep (evac_after_sweep: back to the active or filled list).
- *
- * Why an old copy is never freed while reachable. A sweep frees what the
- * cycle's mark did not mark; the mark is as before except that a pointer to
- * an old copy marks its copy instead, after the pointer was rewritten. So a
- * pointer to an old copy left after the final pause would be one no mark
- * and no final pause met. Stop-the-world marks (the vanilla way, a full
- * pause) meet every pointer of everything reachable. A concurrent cycle's
- * final pause meets the roots, every young object (it collects every
- * generation) and every remembered object; what it does not meet are
- * oldest-generation objects the mark thread traced and nobody wrote since:
- * their fields holding an old copy were noted when traced and are
- * redirected by the final pause itself, and a write to an old object
- * remembers it (the generational barrier records any write, whatever the
- * value, so the final pause scans it). The mutator may hold an old copy it
- * read before a field was rewritten: in its stack (active chunks are
- * remembered), in a young object or in an old one it wrote: all met by the
- * final pause. One case is left: an object the mark thread traced *before*
- * the slot it points to was copied (copying in a pause of the same cycle).
- * So a pause of a running cycle copies only slots holding the current epoch
- * (marked, or allocated black): the old copy then lives to the next cycle,
- * which redirects what is left. Outside a cycle every live slot holds the
- * current epoch. A marked old copy keeps its copies alive (grey marks the
- * whole chain): a barrier may report the old copy, and a later pointer
- * redirected to a copy the sweep freed would dangle; under -DS nm_check
- * asserts that a live old copy's copy lives, and nm_verify that nothing
- * reachable is unmarked.
- *
- * Identity: the stable-name table and weak keys follow in the pause that
- * copies (both are visited by every collection through gc_is_alive, which
- * redirects), and rts_make_stable_name forwards an old copy before looking
- * it up, so both copies have one name, and a weak keyed on the old copy
- * lives as long as either does (a reached old copy marks its copy).
- *
- * Races (threaded way): side tables and `evac` are written in pauses only;
- * the mark thread reads them (acquire) while a pause of its cycle may be
- * adding copies: a copy is whole, its epoch byte written, before its table
- * entry is stored (release). Tables are freed in pauses, outside a cycle
- * (sources are retired after a sweep, dead ones when reaped or reused), when
- * no live pointer into the segment can be looked up but through a live
- * object, which keeps its source (a live old copy is never retired). The
- * collector's stores into fields are release stores in the threaded way
- * (evac_set_field), which the mark thread's acquire loads may meet.
- *
- * Costs: reclaiming takes a cycle after the copying (two, if it copied
- * during a cycle); until then both copies are counted live, so occupancy
- * right after a sweep counts a source's old copies and their copies twice.
- * Heap sizing counts copied-out sources off the limit (Note [Evacuation and
- * heap sizing] in trigger.c). Pointer identity of an old and a new copy
- * differs until every pointer is redirected: sharing is kept by identity
- * (stable names, and the test mutator's checksum, which asks nm_forward),
- * not by address.
- */
-
-#define NM_MAX_SOURCES 4096               /* sources at once (`evac` is 16 bits) */
-#define EVAC_BUDGET_W  ((StgWord)1 << 15) /* words copied per pause (256 KiB) */
-
-typedef struct {
-    NmSegment *seg;
-    StgClosure **fwd; /* [n_slots]: a slot's copy (NULL: not copied); NULL until the first */
-    uint32_t cursor;  /* this pass over the slots has looked at those below */
-    uint32_t waiting; /* this pass skipped so many live slots not marked yet (a cycle runs) */
-    uint32_t n_fwd;   /* slots copied */
-    bool done;        /* a pass found nothing left to copy */
-} NmSource;
-
-/*
- * The sources by index (`evac` - 1). Written in pauses; an entry is read by
- * the mark thread while a cycle runs (nm_forwardee), when none is set or
- * cleared (sources are chosen and retired outside a cycle's mark).
- */
-static NmSource *sources[NM_MAX_SOURCES];
-static uint32_t n_sources, sources_hi; /* in use; entries at or above sources_hi are NULL */
-static uint32_t n_fwd_sources;         /* sources with a copy: nm_forwarding */
-static uint32_t n_done_sources;        /* sources copied out (heap sizing) */
-bool nm_forwarding;
-static uint64_t evac_copied; /* objects copied over the run */
-
-static void evac_reset(void)
-{
-    for (uint32_t k = 0; k < sources_hi; k++)
-        if (sources[k]) {
-            free(sources[k]->fwd);
-            free(sources[k]);
-            sources[k] = NULL;
-        }
-    n_sources = sources_hi = n_fwd_sources = n_done_sources = 0;
-    __atomic_store_n(&nm_forwarding, false, __ATOMIC_RELEASE);
-}
-
-uint32_t nm_evac_sources(void)
-{
-    return n_sources;
-}
-
-StgWord nm_evac_source_blocks(void)
-{
-    return (StgWord)n_done_sources * NM_SEGMENT_BLOCKS;
-}
-
-uint64_t nm_evac_copied(void)
-{
-    return evac_copied;
-}
-
-/* Objects whose copy the program cannot tell from them. */
-static bool evac_movable(const StgInfoTable *info)
-{
-    return info->type == CONSTR || info->type == FUN || info->type == PAP;
-}
-
-StgClosure *nm_forwardee(const StgClosure *q, const bdescr *bd)
-{
-    const NmSegment *s = segment_of_bd(bd);
-    uint16_t e = __atomic_load_n(&s->evac, __ATOMIC_ACQUIRE);
-    if (RTS_LIKELY(e == 0))
-        return NULL;
-    NmSource *src = __atomic_load_n(&sources[e - 1], __ATOMIC_ACQUIRE);
-    StgClosure **fwd = __atomic_load_n(&src->fwd, __ATOMIC_ACQUIRE);
-    if (!fwd)
-        return NULL;
-    return __atomic_load_n(&fwd[slot_index(s, q)], __ATOMIC_ACQUIRE);
-}
-
-StgClosure *nm_forward(StgClosure *p)
-{
-    StgWord tag = GET_TAG(p);
-    StgClosure *q = UNTAG(p);
-    bool moved = false;
-    while (q && HEAP_ALLOCED(q)) {
-        const bdescr *bd = Bdescr(q);
-        if (!(gc_block_flags(bd) & BF_NONMOVING))
-            break;
-        StgClosure *to = nm_forwardee(q, bd);
-        if (!to)
-            break;
-        q = to;
-        moved = true;
-    }
-    return moved ? TAG_CLOSURE(tag, q) : p;
-}
-
-/* Make s (swept, on no list) a source; false if every index is taken. */
-static bool make_source(NmSegment *s)
-{
-    if (n_sources == NM_MAX_SOURCES)
-        return false;
-    uint32_t k = 0;
-    while (sources[k])
-        k++;
-    NmSource *src = hooks_calloc(1, sizeof *src, "nm evacuation source");
-    src->seg = s;
-    __atomic_store_n(&sources[k], src, __ATOMIC_RELEASE);
-    if (k >= sources_hi)
-        sources_hi = k + 1;
-    n_sources++;
-    __atomic_store_n(&s->evac, (uint16_t)(k + 1), __ATOMIC_RELEASE);
-    return true;
-}
-
-/* s stops being a source (a pause; nothing live points to a copied slot of it). */
-static void drop_source(NmSegment *s)
-{
-    if (!s->evac)
-        return;
-    uint32_t k = s->evac - 1u;
-    NmSource *src = sources[k];
-    __atomic_store_n(&s->evac, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&sources[k], NULL, __ATOMIC_RELEASE);
-    while (sources_hi > 0 && !sources[sources_hi - 1])
-        sources_hi--;
-    n_sources--;
-    if (src->done)
-        n_done_sources--;
-    if (src->n_fwd > 0 && --n_fwd_sources == 0)
-        __atomic_store_n(&nm_forwarding, false, __ATOMIC_RELEASE);
-    free(src->fwd);
-    free(src);
-}
-
-/* A swept source: every slot it copied is dead (an old copy nobody reached). */
-static bool source_drained(const NmSource *src)
-{
-    const NmSegment *s = src->seg;
-    if (!src->done)
-        return false;
-    for (uint32_t i = 0; src->fwd && i < s->n_slots; i++)
-        if (src->fwd[i] && slot_in_use(mark_byte(s, i)))
-            return false;
-    return true;
-}
-
-/* Live slots of s that copying would empty. */
-static uint32_t movable_slots(const NmSegment *s)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < s->n_slots; i++)
-        if (slot_in_use(mark_byte(s, i)) &&
-            evac_movable(__atomic_load_n(&((StgClosure *)slot_addr(s, i))->info, __ATOMIC_ACQUIRE)))
-            n++;
-    return n;
-}
-
-static int by_live(const void *a, const void *b)
-{
-    uint32_t x = (*(NmSegment *const *)a)->live, y = (*(NmSegment *const *)b)->live;
-    return x < y ? -1 : x > y;
-}
-
-/* Choose class c's sources (sweep_lock held): see Note [Evacuating sparse segments]. */
-static void choose_sources(uint32_t c, double target)
-{
-    NmAlloc *a = &allocs[c];
-    StgWord live = a->census.live_slots, slots = a->census.slots;
-    for (NmSegment *s = a->sources; s; s = s->link) {
-        /* What sources hold moves into the other segments; what they copied is counted there. */
-        const NmSource *src = sources[s->evac - 1];
-        for (uint32_t i = 0; src->fwd && i < s->n_slots; i++)
-            if (src->fwd[i] && slot_in_use(mark_byte(s, i)))
-                live--;
-        slots -= s->n_slots;
-    }
-    if (slots == 0 || (double)live >= target * (double)slots)
-        return;
-    StgWord n = 0;
-    for (NmSegment *s = a->active; s; s = s->link)
-        n++;
-    if (n < 2)
-        return;
-    NmSegment **cand = hooks_malloc(n * sizeof *cand, "nm evacuation candidates");
-    n = 0;
-    for (NmSegment *s = a->active; s; s = s->link)
-        if ((double)s->live < target * (double)s->n_slots)
-            cand[n++] = s;
-    qsort(cand, n, sizeof *cand, by_live);
-    bool chosen = false;
-    for (StgWord k = 0; k < n && (double)live < target * (double)slots; k++) {
-        NmSegment *s = cand[k];
-        if (slots - s->n_slots < live)
-            break; /* the others could not take its objects */
-        uint32_t movable = movable_slots(s);
-        if (movable < s->live && s->live - movable > s->live / 4)
-            continue; /* it would stay sparse */
-        if (!make_source(s))
-            break;
-        chosen = true;
-        slots -= s->n_slots;
-    }
-    free(cand);
-    if (!chosen)
-        return;
-    /* The chosen leave the active list for the sources list. */
-    NmSegment *keep = NULL, **tail = &keep;
-    for (NmSegment *s = a->active, *next; s; s = next) {
-        next = s->link;
-        if (s->evac) {
-            s->link = a->sources;
-            a->sources = s;
-        } else {
-            *tail = s;
-            tail = &s->link;
-        }
-    }
-    *tail = NULL;
-    a->active = keep;
-}
-
-/*
- * After a sweep (a pause: the first after the sweep ended, perhaps a start
- * pause, whose new epoch has not marked anything yet: live is slot_in_use):
- * retire the sources whose copied slots all died, then choose the next ones.
- */
-static void evac_after_sweep(void)
-{
-    double target = rts_flags.gc.nonmoving_evac_occupancy;
-    uint32_t kept = 0, retired = 0, before = n_sources;
-    pthread_mutex_lock(&sweep_lock);
-    for (uint32_t c = 0; c < n_classes; c++) {
-        NmAlloc *a = &allocs[c];
-        NmSegment *list = a->sources;
-        a->sources = NULL;
-        for (NmSegment *s = list, *next; s; s = next) {
-            next = s->link;
-            if (!source_drained(sources[s->evac - 1])) {
-                s->link = a->sources;
-                a->sources = s;
-                kept++;
-                continue;
-            }
-            retired++;
-            drop_source(s);
-            if (s->live == s->n_slots) {
-                s->next_free = s->n_slots;
-                s->link = a->filled;
-                a->filled = s;
-            } else {
-                s->link = a->active;
-                a->active = s;
-            }
-        }
-        if (target > 0)
-            choose_sources(c, target);
-    }
-    pthread_mutex_unlock(&sweep_lock);
-    DEBUG_TRACE(nonmoving_gc,
-                "nonmoving: %u evacuation sources (%u before, %u kept, %u retired; %llu objects "
-                "copied so far)",
-                n_sources, before, kept, retired, (unsigned long long)evac_copied);
-    (void)before; /* without DEBUG_TRACE */
-    (void)kept;
-    (void)retired;
-}
-
-/* Copy slot i of source src (a live immutable object) into a slot of its class; its size. */
-static StgWord copy_slot(gc_thread *gct, NmSource *src, uint32_t i)
-{
-    NmSegment *s = src->seg;
-    StgClosure *q = (StgClosure *)slot_addr(s, i);
-    const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
-    StgWord size = layout_of(q, info).size;
-    if (size == 0 || size > s->slot_words)
-        evac_bad_object(q, "nonmoving evacuation");
-    StgPtr to = gc_alloc_for_copy(gct, size, oldest_gen->no);
-    ASSERT(segment_of((StgClosure *)to) != s && !segment_of((StgClosure *)to)->evac);
-    /* The mark thread may be redirecting the old copy's fields (either value will do). */
-    to[0] = (StgWord)info;
-    for (StgWord w = 1; w < size; w++)
-        to[w] = __atomic_load_n(&((StgWord *)q)[w], __ATOMIC_RELAXED);
-    if (!src->fwd) {
-        StgClosure **fwd = hooks_calloc(s->n_slots, sizeof *fwd, "nm forwarding table");
-        __atomic_store_n(&src->fwd, fwd, __ATOMIC_RELEASE);
-    }
-    __atomic_store_n(&src->fwd[i], (StgClosure *)to, __ATOMIC_RELEASE);
-    if (src->n_fwd++ == 0 && n_fwd_sources++ == 0)
-        __atomic_store_n(&nm_forwarding, true, __ATOMIC_RELEASE);
-    evac_copied++;
-    return size;
-}
-
-void nm_evac_copy(gc_thread *gct)
-{
-    StgWord budget = EVAC_BUDGET_W;
-    for (uint32_t k = 0; k < sources_hi && budget > 0; k++) {
-        NmSource *src = sources[k];
-        if (!src || src->done)
-            continue;
-        NmSegment *s = src->seg;
-        if (src->cursor == s->n_slots) {
-            /* The last pass waited for the mark: again (a pause later). */
-            src->cursor = src->waiting = 0;
-        }
-        uint32_t i = src->cursor;
-        for (; i < s->n_slots && budget > 0; i++) {
-            uint8_t b = mark_byte(s, i);
-            if ((src->fwd && src->fwd[i]) || !slot_in_use(b))
-                continue;
-            const StgInfoTable *info =
-                __atomic_load_n(&((StgClosure *)slot_addr(s, i))->info, __ATOMIC_ACQUIRE);
-            if (!evac_movable(info))
-                continue;
-            if (b != epoch) {
-                /* Not marked yet by the running cycle: see Note [Evacuating sparse segments]. */
-                src->waiting++;
-                continue;
-            }
-            StgWord size = copy_slot(gct, src, i);
-            budget = size < budget ? budget - size : 0;
-        }
-        src->cursor = i;
-        if (i == s->n_slots && src->waiting == 0) {
-            src->done = true;
-            n_done_sources++;
-        }
-    }
-}
-
-/* -DS: a live old copy's copies live (Note [Evacuating sparse segments]); its index is its own. */
-static void check_source(const NmSegment *s)
-{
-    if (!s->evac)
-        return;
-    const NmSource *src = sources[s->evac - 1];
-    if (!src || src->seg != s)
-        msg_barf("nonmoving: segment %p names source %u, not its own", (const void *)s, s->evac);
-    for (uint32_t i = 0; src->fwd && i < s->n_slots; i++) {
-        StgClosure *to = src->fwd[i];
-        if (!to || mark_byte(s, i) != epoch)
-            continue;
-        if (!nm_is_live_slot(to))
-            msg_barf("nonmoving: slot %u of source %p lives, its copy %p does not", i,
-                     (const void *)s, (void *)to);
-        const StgClosure *from = (const StgClosure *)slot_addr(s, i);
-        if (to->info != from->info)
-            msg_barf("nonmoving: slot %u of source %p and its copy %p differ", i, (const void *)s,
-                     (void *)to);
-    }
-}
-
-StgClosure *nm_forward_slot(const StgClosure *q, const bdescr *bd)
-{
-    StgClosure *to = nm_forwardee(q, bd);
-    return to ? UNTAG(nm_forward(to)) : NULL;
 }

@@ -96,7 +96,7 @@ double nm_mean_sweep_occupancy(void);
 /* Is q a live slot of the nonmoving heap (tests)? */
 bool nm_is_live_slot(const StgClosure *q);
 
-/* --- evacuating sparse segments (Note [Evacuating sparse segments] in nonmoving.c) --- */
+/* --- evacuating sparse segments (Note [Evacuating sparse segments] in nonmoving_evac.c) --- */
 
 /* Some old copy has a new one: pointers met are redirected (atomic; written in pauses). */
 extern bool nm_forwarding;

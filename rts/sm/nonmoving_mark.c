@@ -270,7 +270,7 @@ static void grey(StgClosure *p, gc_thread *gct)
          * A marked old copy keeps its copies, each of a chain (a copy's
          * segment may be a source in its turn): the table maps it to the
          * next, which must not be freed while it may be looked up (Note
-         * [Evacuating sparse segments] in nonmoving.c).
+         * [Evacuating sparse segments] in nonmoving_evac.c).
          */
         if (!__atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE))
             return;
@@ -361,7 +361,7 @@ typedef struct {
 /*
  * Fields of nonmoving and large objects the mark thread found holding an
  * old copy of a duplicated object, with the copy they are to hold (Note
- * [Evacuating sparse segments] in nonmoving.c). The mark thread writes
+ * [Evacuating sparse segments] in nonmoving_evac.c). The mark thread writes
  * nothing but epoch bytes: a mutator may be reading the field (generated
  * code reads fields with plain loads), so the final pause, with the world
  * stopped, redirects each field that still holds what the tracer read (one
@@ -437,7 +437,7 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
                     /*
                      * An old copy: the copy is marked, not the old one, and the
                      * final pause redirects the field (Note [Evacuating sparse
-                     * segments] in nonmoving.c). A segment stays one until the
+                     * segments] in nonmoving_evac.c). A segment stays one until the
                      * cycle ends: the copy's descriptor is safe to read.
                      */
                     note_redirect(found[j].field, found[j].seen,
@@ -494,7 +494,7 @@ static void trace(StgClosure *q, StgWord from, gc_thread *gct)
             StgClosure *v = __atomic_load_n(&f[i], __ATOMIC_RELAXED);
             if (RTS_UNLIKELY(fwd)) {
                 /* The world is stopped: the field takes the copy (Note [Evacuating sparse
-                 * segments] in nonmoving.c). */
+                 * segments] in nonmoving_evac.c). */
                 StgClosure *to = nm_forward(v);
                 if (to != v) {
                     __atomic_store_n(&f[i], to, __ATOMIC_RELAXED);

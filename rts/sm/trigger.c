@@ -109,7 +109,7 @@ void trigger_init(void)
  * The nonmoving generation's limit lets it grow by (F - 1) * live beyond the
  * segments it holds, holes included (resize_generations). An evacuation
  * source whose live objects have all been copied (Note [Evacuating sparse
- * segments] in nonmoving.c) holds nothing the program needs: only the next
+ * segments] in nonmoving_evac.c) holds nothing the program needs: only the next
  * cycle can free it, so its blocks come off the limit, and the cycle comes
  * that much sooner; had they stayed, promotion would have had their worth
  * of fresh segments first and the heap peaked as high as without

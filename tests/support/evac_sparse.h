@@ -1,6 +1,6 @@
 /*
  * A sparse nonmoving heap on purpose, evacuated (Note [Evacuating sparse
- * segments] in rts/sm/nonmoving.c): shared by check_nonmoving (the vanilla
+ * segments] in rts/sm/nonmoving_evac.c): shared by check_nonmoving (the vanilla
  * way's stop-the-world mark) and check_thr_nonmoving (the concurrent mark).
  */
 #ifndef TESTS_EVAC_SPARSE_H

@@ -652,8 +652,8 @@ uint64_t mutator_checksum(Mutator *m)
         }
         /*
          * An object and its copies are one (the nonmoving heap duplicates immutable objects:
-         * Note [Evacuating sparse segments] in rts/sm/nonmoving.c): sharing is kept by identity,
-         * not by address, as stable names keep it.
+         * Note [Evacuating sparse segments] in rts/sm/nonmoving_evac.c): sharing is kept by
+         * identity, not by address, as stable names keep it.
          */
         q = UNTAG(nm_forward(q));
         StgWord slot = map_slot((StgWord)q);
