@@ -85,6 +85,7 @@
 #include "sm/storage.h"
 #include "sm/trigger.h"
 #include "trace/debug_trace.h"
+#include "trace/trace.h"
 
 #define SEGMENT_BYTES   ((StgWord)NM_SEGMENT_BLOCKS * BLOCK_SIZE)
 #define MAX_SMALL_WORDS (LARGE_OBJECT_THRESHOLD_W - 1)
@@ -112,6 +113,7 @@ static bool sweep_ended; /* the sweep ended since the last collection: heap sizi
 static uint32_t sweep_cursor; /* the class the sweeper takes from next */
 /* Words in slots marked since the cycle's start, and promoted into black slots since. */
 static StgWord marked_words, black_words;
+static uint32_t marked_objects; /* slots marked this cycle (the CONC_MARK_END event) */
 /* Pointers into segments are marked: a stop-the-world mark, or a pause of a concurrent cycle. */
 static bool segs_marked;
 /* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
@@ -220,6 +222,7 @@ void nm_init(void)
     sweep_ended = false;
     sweep_cursor = 0;
     marked_words = black_words = 0;
+    marked_objects = 0;
     nm_evac_reset();
 }
 
@@ -529,6 +532,7 @@ void nm_new_epoch(void)
     nm_epoch = next_epoch(nm_epoch);
     nm_marking = true;
     marked_words = black_words = 0;
+    marked_objects = 0;
 }
 
 void nm_set_segments_marked(bool marked)
@@ -564,6 +568,7 @@ static void nm_prepare(gc_thread *gct, generation *gen)
     gen->n_words = 0; /* the sweep counts what lives */
     nm_new_epoch();
     nm_set_segments_marked(true);
+    trace_conc_mark_begin(); /* in the pause: GHC's non-threaded runtime posts it too */
 }
 
 bool nm_mark(StgClosure *q, bdescr *bd)
@@ -580,6 +585,7 @@ bool nm_mark(StgClosure *q, bdescr *bd)
                  nm_epoch);
     __atomic_store_n(&s->mark[i], nm_epoch, __ATOMIC_RELAXED);
     marked_words += s->slot_words;
+    marked_objects++;
     return true;
 }
 
@@ -605,6 +611,7 @@ bool nm_mark_concurrent(StgClosure *q, bdescr *bd)
     }
     __atomic_store_n(&s->mark[i], nm_epoch, __ATOMIC_RELAXED);
     marked_words += s->slot_words;
+    marked_objects++;
     return true;
 }
 
@@ -736,6 +743,8 @@ static void sweep_one(NmSegment *s)
         a->active = s;
     }
     a->census.segments++;
+    if (s->live == s->n_slots)
+        a->census.filled++;
     a->census.slots += s->n_slots;
     __atomic_fetch_add(&a->census.live_slots, s->live, __ATOMIC_RELAXED);
 }
@@ -766,6 +775,15 @@ static void sweep_done(void)
         }
     }
 #endif
+    if (trace_nonmoving_census_on())
+        for (uint32_t c = 0; c < nm_class_count; c++) {
+            const NmClassCensus *k = &nm_allocs[c].census;
+            if (k->segments)
+                trace_nonmoving_census((uint32_t)(k->slot_words * sizeof(StgWord)),
+                                       (uint32_t)(k->segments - k->filled), (uint32_t)k->filled,
+                                       (uint32_t)__atomic_load_n(&k->live_slots, __ATOMIC_RELAXED));
+        }
+    trace_conc_sweep_end();
     __atomic_store_n(&sweeping, false, __ATOMIC_RELEASE);
     sweep_ended = true;
 }
@@ -811,7 +829,7 @@ static void hand_to_sweep(generation *gen)
         NmAlloc *a = &nm_allocs[c];
         ASSERT(!has_unswept(c));
         n_unswept += a->census.segments;
-        a->census.segments = a->census.slots = a->census.live_slots = 0;
+        a->census.segments = a->census.filled = a->census.slots = a->census.live_slots = 0;
         if (a->current) {
             a->current->link = a->active;
             a->active = a->current;
@@ -823,6 +841,7 @@ static void hand_to_sweep(generation *gen)
         a->active = a->filled = a->sources = NULL;
     }
     gen->n_words = marked_words + black_words;
+    trace_conc_sweep_begin();
     if (n_unswept > 0)
         __atomic_store_n(&sweeping, true, __ATOMIC_RELEASE);
     else
@@ -861,10 +880,13 @@ static void reap_dead(generation *gen)
     NmSegment *list = dead_segs;
     dead_segs = NULL;
     pthread_mutex_unlock(&nm_sweep_lock);
-    for (NmSegment *s = list, *next; s; s = next) {
+    uint32_t n = 0;
+    for (NmSegment *s = list, *next; s; s = next, n++) {
         next = s->link;
         free_segment(gen, s);
     }
+    if (n > 0)
+        trace_nonmoving_pruned(n, 0); /* every empty segment goes back to the block allocator */
 }
 
 void nm_finish_sweep(void)
@@ -914,9 +936,10 @@ static void sweep_all(generation *gen)
 {
     nm_finish_sweep(); /* nothing should be left, but the dead list may be */
     pthread_mutex_lock(&nm_sweep_lock);
+    trace_conc_sweep_begin();
     for (uint32_t c = 0; c < nm_class_count; c++)
-        nm_allocs[c].census.segments = nm_allocs[c].census.slots = nm_allocs[c].census.live_slots =
-            0;
+        nm_allocs[c].census.segments = nm_allocs[c].census.filled = nm_allocs[c].census.slots =
+            nm_allocs[c].census.live_slots = 0;
     StgWord live_words = 0;
     for (uint32_t c = 0; c < nm_class_count; c++) {
         NmAlloc *a = &nm_allocs[c];
@@ -966,6 +989,7 @@ static void nm_finish(gc_thread *gct, generation *gen, bool collected)
 #endif
     if (nm_pause == NM_PAUSE_FINAL || nm_pause == NM_PAUSE_FULL)
         nm_filter_remembered();
+    trace_conc_mark_end(marked_objects);
     copying_free_dead_large_objects(gen);
     gen->old_blocks = NULL;
     gen->n_old_blocks = 0;
@@ -1134,6 +1158,7 @@ void nm_class_census(uint32_t cls, NmClassCensus *out)
     const NmClassCensus *k = &nm_allocs[cls].census;
     out->slot_words = k->slot_words;
     out->segments = k->segments;
+    out->filled = k->filled;
     out->slots = k->slots;
     out->live_slots = __atomic_load_n(&k->live_slots, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&nm_sweep_lock);

@@ -81,6 +81,7 @@ uint32_t nm_class_words(uint32_t cls); /* its slot size */
 typedef struct {
     StgWord slot_words;
     StgWord segments;
+    StgWord filled; /* of them, with no free slot (after a sweep) */
     StgWord slots;
     StgWord live_slots;
 } NmClassCensus;

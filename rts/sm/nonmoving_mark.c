@@ -133,6 +133,7 @@
 #include "sm/storage.h"
 #include "stats/stats.h"
 #include "trace/debug_trace.h"
+#include "trace/trace.h"
 
 NmPause nm_pause;
 static bool cycle; /* a cycle runs (written in pauses; the mark thread reads it under mark_lock) */
@@ -544,6 +545,7 @@ static void flush_cap(uint32_t c)
     NmUpdChunk *ch = cap_chunk[c];
     if (ch->n == 0)
         return;
+    trace_conc_upd_rem_set_flush(c);
     NmUpdChunk *fresh = new_chunk();
     pthread_mutex_lock(&upd_lock);
     ch->next = full_chunks;
@@ -848,6 +850,7 @@ void nm_pause_begin(NmPause pause)
         ASSERT(!cycle && sp == 0);
         nm_finish_sweep(); /* a full collection may come before the last sweep ended */
         nm_new_epoch();
+        trace_conc_mark_begin();
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
         pause_greys();
@@ -861,6 +864,7 @@ void nm_pause_begin(NmPause pause)
         break;
     case NM_PAUSE_FINAL: {
         ASSERT(cycle);
+        trace_conc_sync_begin();
         apply_redirects();
         take_chunks(NULL);
         pause_greys();
@@ -949,6 +953,7 @@ void nm_pause_end(void)
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
         __atomic_fetch_add(&cycles, 1, __ATOMIC_RELEASE);
+        trace_conc_sync_end();
         break;
     }
     case NM_PAUSE_FULL:

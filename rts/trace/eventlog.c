@@ -74,6 +74,16 @@ static const EventType event_types[] = {
     {EVENT_HEAP_PROF_SAMPLE_STRING, VAR_SIZE, "Heap profile string sample"},
     {EVENT_HEAP_PROF_SAMPLE_END, 8, "End of heap profile sample"},
     {EVENT_USER_BINARY_MSG, VAR_SIZE, "User binary message"},
+    {EVENT_CONC_MARK_BEGIN, 0, "Begin concurrent mark phase"},
+    {EVENT_CONC_MARK_END, 4, "End concurrent mark phase"},
+    {EVENT_CONC_SYNC_BEGIN, 0, "Begin concurrent GC synchronisation"},
+    {EVENT_CONC_SYNC_END, 0, "End concurrent GC synchronisation"},
+    {EVENT_CONC_SWEEP_BEGIN, 0, "Begin concurrent sweep phase"},
+    {EVENT_CONC_SWEEP_END, 0, "End concurrent sweep phase"},
+    {EVENT_CONC_UPD_REM_SET_FLUSH, 2, "Update remembered set flushed"},
+    {EVENT_NONMOVING_HEAP_CENSUS, 14, "Nonmoving heap census"},
+    {EVENT_NONMOVING_PRUNED_SEGMENTS, 8,
+     "Report the amount of segments pruned and remaining on the free list."},
 };
 #define N_EVENT_TYPES (sizeof event_types / sizeof event_types[0])
 

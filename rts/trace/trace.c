@@ -30,7 +30,7 @@
 #include "trace/heap_prof.h"
 
 static struct {
-    bool sched, gc, user;
+    bool sched, gc, user, nonmoving;
 } classes;
 static bool in_gc;
 static uint64_t last_committed; /* megablocks after the previous collection */
@@ -188,10 +188,12 @@ static bool start_logging(const EventLogWriter *w)
     if (!rts_flags.trace.eventlog) {
         /* Started by the program without -l: GHC's default classes. */
         classes.sched = classes.gc = classes.user = true;
+        classes.nonmoving = false;
     } else {
         classes.sched = t->scheduler;
         classes.gc = t->gc;
         classes.user = t->user;
+        classes.nonmoving = t->nonmoving_gc;
     }
     if (!trace_ev_start(w, n_capabilities, t->flush_interval))
         return false;
@@ -334,6 +336,81 @@ void trace_gc_idle(Capability *cap)
 void trace_gc_done(Capability *cap)
 {
     post_gc_thread(cap, EVENT_GC_DONE);
+}
+
+/* --- the nonmoving collector (-xn) ------------------------------------------------------ */
+
+/*
+ * The concurrent-collection events go to the global buffer whatever the
+ * classes (GHC's rule): the mark thread, which posts some, holds no
+ * capability. The census and pruning events need the `n` class.
+ */
+static void post_conc(uint16_t type)
+{
+    if (trace_ev_running())
+        post_empty(EVENTLOG_GLOBAL, type, trace_ev_now());
+}
+void trace_conc_mark_begin(void)
+{
+    post_conc(EVENT_CONC_MARK_BEGIN);
+}
+void trace_conc_mark_end(uint32_t marked_objects)
+{
+    if (!trace_ev_running())
+        return;
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_CONC_MARK_END, trace_ev_now(), 0);
+    trace_ev_put32(e, marked_objects);
+    trace_ev_end(e);
+}
+void trace_conc_sync_begin(void)
+{
+    post_conc(EVENT_CONC_SYNC_BEGIN);
+}
+void trace_conc_sync_end(void)
+{
+    post_conc(EVENT_CONC_SYNC_END);
+}
+void trace_conc_sweep_begin(void)
+{
+    post_conc(EVENT_CONC_SWEEP_BEGIN);
+}
+void trace_conc_sweep_end(void)
+{
+    post_conc(EVENT_CONC_SWEEP_END);
+}
+void trace_conc_upd_rem_set_flush(uint32_t cap_no)
+{
+    if (!trace_ev_running())
+        return;
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_CONC_UPD_REM_SET_FLUSH, trace_ev_now(), 0);
+    trace_ev_put16(e, (uint16_t)cap_no);
+    trace_ev_end(e);
+}
+bool trace_nonmoving_census_on(void)
+{
+    return trace_ev_running() && classes.nonmoving;
+}
+void trace_nonmoving_census(uint32_t slot_bytes, uint32_t active, uint32_t filled,
+                            uint32_t live_slots)
+{
+    if (!trace_nonmoving_census_on())
+        return;
+    EventBuf *e = trace_ev_begin(EVENTLOG_GLOBAL, EVENT_NONMOVING_HEAP_CENSUS, trace_ev_now(), 0);
+    trace_ev_put16(e, (uint16_t)(slot_bytes > 0xFFFF ? 0xFFFF : slot_bytes));
+    trace_ev_put32(e, active);
+    trace_ev_put32(e, filled);
+    trace_ev_put32(e, live_slots);
+    trace_ev_end(e);
+}
+void trace_nonmoving_pruned(uint32_t pruned, uint32_t still_free)
+{
+    if (!trace_nonmoving_census_on())
+        return;
+    EventBuf *e =
+        trace_ev_begin(EVENTLOG_GLOBAL, EVENT_NONMOVING_PRUNED_SEGMENTS, trace_ev_now(), 0);
+    trace_ev_put32(e, pruned);
+    trace_ev_put32(e, still_free);
+    trace_ev_end(e);
 }
 
 /* --- threads (class s) ----------------------------------------------------------------- */

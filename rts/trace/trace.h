@@ -61,6 +61,26 @@ void trace_thread_stop(Capability *cap, const StgTSO *tso, int status);
 void trace_thread_finished(StgWord id);
 
 /*
+ * The nonmoving collector's events (GHC's 200-208): the phases of a
+ * concurrent cycle (in the vanilla way the mark and the sweep of a major
+ * collection), a capability's update remembered set handed to the mark;
+ * with the `n` class, a census per size class after each sweep (slot size
+ * in bytes, segments with a free slot, segments full, live slots) and the
+ * empty segments given back. Any thread may post them.
+ */
+void trace_conc_mark_begin(void);
+void trace_conc_mark_end(uint32_t marked_objects);
+void trace_conc_sync_begin(void);
+void trace_conc_sync_end(void);
+void trace_conc_sweep_begin(void);
+void trace_conc_sweep_end(void);
+void trace_conc_upd_rem_set_flush(uint32_t cap_no);
+bool trace_nonmoving_census_on(void);
+void trace_nonmoving_census(uint32_t slot_bytes, uint32_t active, uint32_t filled,
+                            uint32_t live_slots);
+void trace_nonmoving_pruned(uint32_t pruned, uint32_t still_free);
+
+/*
  * Heap profiling, from the collector: is a census due (then the collection
  * is made major), and the census itself, inside a major collection once it
  * is done and before its statistics (its time is GC time). See Note [When

@@ -48,6 +48,18 @@ rc_is 0
 check "largeheap -N2, every collection parallel: GC threads' events on their capabilities" \
     largeheap.eventlog --stats lh.stats --par-gcs
 
+# The nonmoving collector: its phases, and with -ln its census, in a concurrent run (the syncs
+# counted against -s) and in the vanilla way (marked and swept in the pause: no sync).
+run -- "$root/build/bench/thr/largeheap" 24 4 +RTS -N1 -xn -l -ln -slhn.stats -RTS
+rc_is 0
+syncs=$(awk '/syncs,/ {print $3}' lhn.stats)
+check "largeheap -xn -ln, concurrent mark: the phases pair up, $syncs syncs as -s, the census" \
+    largeheap.eventlog --stats lhn.stats --syncs "${syncs:-missing}" --census
+run -- "$root/build/bench/largeheap" 24 4 +RTS -xn -l -slhv.stats -RTS
+rc_is 0
+check "largeheap -xn, vanilla way: a mark and a sweep per major collection, no sync, no census" \
+    largeheap.eventlog --stats lhv.stats --syncs 0 --no-census
+
 run -- "$bt" 14 +RTS -l -A64k -G3 -sbt3.stats -RTS
 rc_is 0
 check "binary-trees, three generations and a small nursery: agrees with -s" \

@@ -12,6 +12,8 @@
 
 #include "Rts.h"
 #include "flags/flags.h"
+#include "mutator.h"
+#include "sm/nonmoving.h"
 #include "test_util.h"
 #include "trace/debug_trace.h"
 #include "trace/heap_prof.h"
@@ -182,6 +184,15 @@ typedef struct {
     int n_blocks, n_events, n_user;
     char user[16][64];
     uint64_t last_time[2]; /* per buffer: capability 0, global */
+    int n_of[256];         /* events of each type */
+    /* NONMOVING_HEAP_CENSUS events: slot words, active, filled, live slots; the sweep (the
+     * number of CONC_SWEEP_END events before it) each came in. */
+    struct {
+        uint32_t words, v[3];
+        int sweep;
+    } census[4096];
+    int n_census;
+    bool census_sizes_ok;
     bool time_order_ok, blocks_ok, ended;
 } Decoded;
 
@@ -190,7 +201,7 @@ static void decode(Decoded *d)
     memset(d, 0, sizeof *d);
     for (int i = 0; i < 256; i++)
         d->sizes[i] = -1;
-    d->time_order_ok = d->blocks_ok = true;
+    d->time_order_ok = d->blocks_ok = d->census_sizes_ok = true;
     Rd r = {mem, mem + mem_len, false};
     ck_assert_uint_eq(rd(&r, 4), 0x68647262); /* hdrb */
     ck_assert_uint_eq(rd(&r, 4), 0x68657462); /* hetb */
@@ -243,6 +254,19 @@ static void decode(Decoded *d)
             d->user[d->n_user][n] = '\0';
             d->n_user++;
         }
+        d->n_of[type]++;
+        if (type == 207 && size == 14) { /* NONMOVING_HEAP_CENSUS: the slot size in bytes */
+            Rd c = {r.p, r.p + size, false};
+            uint32_t bytes = (uint32_t)rd(&c, 2);
+            if (bytes % 8 != 0 || bytes == 0) {
+                d->census_sizes_ok = false;
+            } else if (d->n_census < 4096) {
+                d->census[d->n_census].words = bytes / 8;
+                for (int k = 0; k < 3; k++)
+                    d->census[d->n_census].v[k] = (uint32_t)rd(&c, 4);
+                d->census[d->n_census++].sweep = d->n_of[205];
+            }
+        }
         r.p += size;
         if (r.p > block_end)
             d->blocks_ok = false;
@@ -293,6 +317,122 @@ START_TEST(eventlog_layout)
 }
 END_TEST
 
+/*
+ * -xn -l -ln: the nonmoving phases pair up (one mark and one sweep per major
+ * collection, in the pause in the vanilla way), and the census events of
+ * the last sweep are the heap's census itself, class by class.
+ */
+START_TEST(nonmoving_events)
+{
+    char path[] = "/tmp/hsrts-check-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    char opts[128];
+    snprintf(opts, sizeof opts, "-xn -l -ln -ol%s", path);
+    test_start_rts("check_trace", opts, 0);
+    Capability *cap = rts_lock();
+    Mutator m;
+    mutator_init(&m, cap, 7);
+    int majors = 0;
+    for (int i = 0; i < 24; i++) {
+        mutator_step(&m, 200);
+        if (i % 4 == 3) {
+            performMajorGC();
+            majors++;
+        } else {
+            performGC();
+        }
+    }
+    nm_wait_mark_dry();
+    performMajorGC(); /* the last sweep done before the census is read (threaded way) */
+    majors++;
+    uint32_t n = nm_n_classes();
+    NmClassCensus *want = calloc(n, sizeof *want);
+    for (uint32_t c = 0; c < n; c++)
+        nm_class_census(c, &want[c]);
+    uint32_t cycles = (uint32_t)nm_cycles();
+    mutator_done(&m);
+    rts_unlock(cap);
+    hs_exit();
+
+    FILE *f = fopen(path, "rb");
+    ck_assert(f != NULL);
+    mem_cap = 1 << 20;
+    mem = malloc(mem_cap);
+    mem_len = 0;
+    size_t got;
+    while ((got = fread(mem + mem_len, 1, mem_cap - mem_len, f)) > 0) {
+        mem_len += got;
+        if (mem_len == mem_cap)
+            mem = realloc(mem, mem_cap *= 2);
+    }
+    fclose(f);
+    unlink(path);
+    Decoded *d = malloc(sizeof *d);
+    decode(d);
+    ck_assert(d->ended && d->blocks_ok);
+    for (int t = 200; t <= 207; t++)
+        ck_assert_msg(d->sizes[t] >= 0, "event type %d not in the header", t);
+    ck_assert_int_eq(d->sizes[207], 14);
+    /* Marks: at least one per requested major collection; sweeps as many. */
+    ck_assert_int_ge(d->n_of[201], majors);
+    ck_assert_int_eq(d->n_of[200], d->n_of[201]);
+    ck_assert_int_eq(d->n_of[204], d->n_of[201]);
+    ck_assert_int_eq(d->n_of[205], d->n_of[204]);
+#ifdef THREADED_RTS
+    ck_assert_int_eq(d->n_of[202], d->n_of[203]);
+    ck_assert_int_ge((int)cycles, 1);
+#else
+    ck_assert_int_eq(d->n_of[202], 0); /* no concurrent mark, no sync */
+    (void)cycles;
+#endif
+    ck_assert(d->census_sizes_ok);
+    /*
+     * One sweep's census events are the heap's census after the last requested
+     * collection (the exit's collection may sweep again, after the program let its
+     * graph go): every class in use, with its figures, and no other.
+     */
+    int classes = 0;
+    for (uint32_t c = 0; c < n; c++)
+        classes += want[c].segments > 0;
+    ck_assert_int_gt(classes, 1);
+    bool found = false;
+    for (int sweep = 0; sweep <= d->n_of[205] && !found; sweep++) {
+        int in_sweep = 0, matching = 0;
+        for (int e = 0; e < d->n_census; e++) {
+            if (d->census[e].sweep != sweep)
+                continue;
+            in_sweep++;
+            for (uint32_t c = 0; c < n; c++)
+                if (want[c].segments > 0 && want[c].slot_words == d->census[e].words &&
+                    d->census[e].v[0] == want[c].segments - want[c].filled &&
+                    d->census[e].v[1] == want[c].filled && d->census[e].v[2] == want[c].live_slots)
+                    matching++;
+        }
+        found = in_sweep == classes && matching == classes;
+    }
+    if (!found && getenv("HSRTS_TEST_VERBOSE")) {
+        for (uint32_t c = 0; c < n; c++)
+            if (want[c].segments)
+                fprintf(stderr, "census %lu words: %lu %lu %lu\n",
+                        (unsigned long)want[c].slot_words,
+                        (unsigned long)(want[c].segments - want[c].filled),
+                        (unsigned long)want[c].filled, (unsigned long)want[c].live_slots);
+        for (int e = 0; e < d->n_census; e++)
+            fprintf(stderr, "sweep %d: %u words: %u %u %u\n", d->census[e].sweep,
+                    d->census[e].words, d->census[e].v[0], d->census[e].v[1], d->census[e].v[2]);
+    }
+    ck_assert_msg(found, "no sweep's census events match the census (%d events, %d sweeps)",
+                  d->n_census, d->n_of[205]);
+    free(want);
+    free(d);
+    free(mem);
+    mem = NULL;
+    mem_cap = mem_len = 0;
+}
+END_TEST
+
 /* A program that never starts the log: events cost nothing and go nowhere. */
 START_TEST(events_without_a_log)
 {
@@ -320,6 +460,7 @@ int main(void)
     tcase_add_test(tc, debug_trace_is_free_when_off);
     tcase_add_test(tc, eventlog_layout);
     tcase_add_test(tc, events_without_a_log);
+    tcase_add_test(tc, nonmoving_events);
     suite_add_tcase(s, tc);
     return test_run(s);
 }
