@@ -59,6 +59,15 @@ RTS_INLINE void set_header(StgClosure *q, const StgInfoTable *info)
     __atomic_store_n(&q->info, info, __ATOMIC_RELAXED);
 }
 
+/*
+ * Its header, read where another mutator may be dirtying the same object
+ * (two CASes on one MUT_VAR or array): relaxed atomic, the store's pair.
+ */
+RTS_INLINE const StgInfoTable *get_header(const StgClosure *q)
+{
+    return __atomic_load_n(&q->info, __ATOMIC_RELAXED);
+}
+
 /* Record p if it lives in an old generation. */
 RTS_INLINE void remember(Capability *cap, StgClosure *p)
 {
@@ -174,7 +183,7 @@ HsInt rts_cas_mut_var(Capability *cap, StgMutVar *mv, StgClosure *old, StgClosur
 {
     startup_require_running("rts_cas_mut_var");
     HsInt r = cas_field(cap, (StgClosure *)mv, &mv->var, old, new_value, result);
-    if (r == 0 && mv->info == &stg_MUT_VAR_CLEAN_info)
+    if (r == 0 && get_header((StgClosure *)mv) == &stg_MUT_VAR_CLEAN_info)
         rts_dirty_mut_var(cap, mv);
     return r;
 }
@@ -192,7 +201,7 @@ HsInt rts_cas_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *ol
     HsInt r = cas_field(cap, (StgClosure *)a, &a->payload[i], old, new_value, result);
     if (r == 0) {
         mut_arr_ptrs_cards(a)[i >> MUT_ARR_PTRS_CARD_BITS] = 1;
-        if (a->info == &stg_MUT_ARR_PTRS_CLEAN_info)
+        if (get_header((StgClosure *)a) == &stg_MUT_ARR_PTRS_CLEAN_info)
             rts_dirty_mut_arr(cap, a);
     }
     return r;
@@ -209,7 +218,7 @@ HsInt rts_cas_small_array(Capability *cap, StgSmallMutArrPtrs *a, StgWord i, Stg
         msg_fatal(1, "rts_cas_small_array: index %lu is out of bounds (the array has %lu elements)",
                   (unsigned long)i, (unsigned long)a->ptrs);
     HsInt r = cas_field(cap, (StgClosure *)a, &a->payload[i], old, new_value, result);
-    if (r == 0 && a->info == &stg_SMALL_MUT_ARR_PTRS_CLEAN_info)
+    if (r == 0 && get_header((StgClosure *)a) == &stg_SMALL_MUT_ARR_PTRS_CLEAN_info)
         rts_dirty_small_mut_arr(cap, a);
     return r;
 }
