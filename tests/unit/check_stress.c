@@ -179,9 +179,22 @@ START_TEST(stress_config)
         ck_assert_uint_eq(par, collections);
 #endif
 
-    /* Everything unreachable is reclaimed. */
+    /*
+     * Everything unreachable is reclaimed. A chain of weak pointers (one's
+     * value another's key) dies one link per collection, and the values of
+     * the weaks a collection finalizes live until the next one: collect
+     * until no finalizer runs, then once more. (Copying hid a short count
+     * here, the last values fitting in blocks already counted; a nonmoving
+     * value of a new size class takes a segment: check_stress -N2 -G3 -xn
+     * -A8k, 60 rounds, seed 1796194495467266729, kept a chain's last value.)
+     */
     mutator_clear(&m);
-    performMajorGC();
+    for (int round = 0; round < 64; round++) {
+        uint64_t finalized = mutator_weaks_finalized();
+        performMajorGC();
+        if (mutator_weaks_finalized() == finalized)
+            break;
+    }
     performMajorGC();
     uint64_t now_blocks = bd_n_alloc_blocks() - sm_nursery_blocks();
     ck_assert_msg(now_blocks == floor_blocks,
