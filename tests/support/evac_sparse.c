@@ -12,28 +12,6 @@
 #include "sm/nonmoving.h"
 #include "test_util.h"
 
-/* A leaf: no pointers, three value words (4 words with the header). */
-static const StgInfoTable leaf_info = HS_CONSTR_INFO(1, 0, 3, "test:EvacLeaf");
-#define LEAF_WORDS 4
-
-static StgClosure *new_leaf(Capability *cap, StgWord v)
-{
-    StgClosure *c = (StgClosure *)rts_alloc(cap, LEAF_WORDS);
-    c->info = &leaf_info;
-    ((StgWord *)c->payload)[0] = v;
-    ((StgWord *)c->payload)[1] = ~v;
-    ((StgWord *)c->payload)[2] = v * 3;
-    return c;
-}
-
-static void check_leaf(StgClosure *c, StgWord v)
-{
-    ck_assert_ptr_eq(c->info, &leaf_info);
-    ck_assert_uint_eq(((StgWord *)c->payload)[0], v);
-    ck_assert_uint_eq(((StgWord *)c->payload)[1], ~v);
-    ck_assert_uint_eq(((StgWord *)c->payload)[2], v * 3);
-}
-
 #define EVAC_LEAVES 60000
 #define EVAC_EVERY  4 /* keep every 4th leaf: the leaves' segments are a quarter full */
 #define EVAC_NAMES  64
@@ -64,7 +42,7 @@ static void check_kept(StgClosure *l, StgWord n)
         StgClosure *leaf = UNTAG(UNTAG(l)->payload[0]);
         ck_assert_msg(nm_is_live_slot(leaf), "kept leaf %lu is not in a live slot",
                       (unsigned long)i);
-        check_leaf(leaf, i * EVAC_EVERY);
+        test_check_leaf(leaf, i * EVAC_EVERY);
     }
     ck_assert_uint_eq(i, n);
 }
@@ -90,10 +68,10 @@ void evac_sparse_run(const char *opts, void (*cycle)(void))
     Capability *cap = rts_lock();
     StgClosure **r = rts_push_roots(cap, 6);
     /* r[0] all leaves, r[1] the kept ones, r[2] a cell, r[3] names, r[4] weaks, r[5] tmp */
-    uint32_t cls = nm_class_of(LEAF_WORDS);
+    uint32_t cls = nm_class_of(TEST_LEAF_WORDS);
     memset(evac_fin, 0, sizeof evac_fin);
     for (StgWord i = 0; i < EVAC_LEAVES; i++) {
-        r[5] = new_leaf(cap, i);
+        r[5] = test_new_leaf(cap, i);
         r[0] = cons(cap, &r[5], &r[0]);
     }
     r[5] = NULL;

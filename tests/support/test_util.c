@@ -72,3 +72,23 @@ int test_run(Suite *s)
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+const StgInfoTable test_leaf_info = HS_CONSTR_INFO(1, 0, 3, "test:Leaf");
+
+StgClosure *test_new_leaf(Capability *cap, StgWord v)
+{
+    StgClosure *c = (StgClosure *)rts_alloc(cap, TEST_LEAF_WORDS);
+    c->info = &test_leaf_info;
+    ((StgWord *)c->payload)[0] = v;
+    ((StgWord *)c->payload)[1] = ~v;
+    ((StgWord *)c->payload)[2] = v * 3;
+    return c;
+}
+
+void test_check_leaf(const StgClosure *c, StgWord v)
+{
+    ck_assert_ptr_eq(c->info, &test_leaf_info);
+    ck_assert_uint_eq(((const StgWord *)c->payload)[0], v);
+    ck_assert_uint_eq(((const StgWord *)c->payload)[1], ~v);
+    ck_assert_uint_eq(((const StgWord *)c->payload)[2], v * 3);
+}

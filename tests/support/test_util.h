@@ -28,6 +28,16 @@ uint64_t rng_below(TestRng *r, uint64_t n);
  */
 void test_start_rts(const char *name, const char *opts, int sanity);
 
+/*
+ * A leaf: a constructor of no pointers and three value words derived from
+ * v (TEST_LEAF_WORDS with the header); test_check_leaf asserts c is one,
+ * holding v's words (an object moved, copied or swept by mistake fails).
+ */
+#define TEST_LEAF_WORDS 4
+extern const StgInfoTable test_leaf_info;
+StgClosure *test_new_leaf(Capability *cap, StgWord v);
+void test_check_leaf(const StgClosure *c, StgWord v);
+
 struct Suite;
 /* Run a Check suite (forking per test unless CK_FORK=no); the exit status for main. */
 int test_run(struct Suite *s);

@@ -18,29 +18,8 @@
 #include "evac_sparse.h"
 #include "test_util.h"
 
-/* A leaf: no pointers, three value words (4 words with the header). */
-static const StgInfoTable leaf_info = HS_CONSTR_INFO(1, 0, 3, "test:Leaf");
-#define LEAF_WORDS 4
 /* List cells for the overflow test: next, side. */
 static const StgInfoTable pair_info = HS_CONSTR_INFO(1, 2, 2, "test:P");
-
-static StgClosure *new_leaf(Capability *cap, StgWord v)
-{
-    StgClosure *c = (StgClosure *)rts_alloc(cap, LEAF_WORDS);
-    c->info = &leaf_info;
-    ((StgWord *)c->payload)[0] = v;
-    ((StgWord *)c->payload)[1] = ~v;
-    ((StgWord *)c->payload)[2] = v * 3;
-    return c;
-}
-
-static void check_leaf(StgClosure *c, StgWord v)
-{
-    ck_assert_ptr_eq(c->info, &leaf_info);
-    ck_assert_uint_eq(((StgWord *)c->payload)[0], v);
-    ck_assert_uint_eq(((StgWord *)c->payload)[1], ~v);
-    ck_assert_uint_eq(((StgWord *)c->payload)[2], v * 3);
-}
 
 /* --- size classes ----------------------------------------------------------------- */
 
@@ -92,7 +71,7 @@ START_TEST(segments_model)
     StgClosure **r = rts_push_roots(cap, 1);
     TestRng rng;
     rng_init(&rng, test_seed("segments_model"));
-    uint32_t cls = nm_class_of(LEAF_WORDS);
+    uint32_t cls = nm_class_of(TEST_LEAF_WORDS);
     NmClassCensus base, k;
     performMajorGC();
     nm_class_census(cls, &base);
@@ -100,7 +79,7 @@ START_TEST(segments_model)
     /* An array of leaves (a large object), promoted: aged once, then into segments. */
     r[0] = (StgClosure *)rts_new_array(cap, MODEL_LEAVES, NULL);
     for (StgWord i = 0; i < MODEL_LEAVES; i++)
-        rts_write_array(cap, (StgMutArrPtrs *)r[0], i, new_leaf(cap, i));
+        rts_write_array(cap, (StgMutArrPtrs *)r[0], i, test_new_leaf(cap, i));
     performMajorGC();
     performMajorGC();
     StgMutArrPtrs *a = (StgMutArrPtrs *)r[0];
@@ -113,7 +92,7 @@ START_TEST(segments_model)
     }
     nm_class_census(cls, &k);
     ck_assert_uint_eq(k.live_slots, base.live_slots + MODEL_LEAVES);
-    ck_assert_uint_eq(k.slot_words, LEAF_WORDS);
+    ck_assert_uint_eq(k.slot_words, TEST_LEAF_WORDS);
     StgWord full_segments = k.segments;
     ck_assert_uint_ge(full_segments * (k.slots / k.segments), MODEL_LEAVES);
 
@@ -136,7 +115,7 @@ START_TEST(segments_model)
             /* Nothing moves. */
             ck_assert_ptr_eq(UNTAG(a->payload[i]), addr[i]);
             ck_assert(nm_is_live_slot(addr[i]));
-            check_leaf(addr[i], i);
+            test_check_leaf(addr[i], i);
         } else {
             ck_assert_msg(!nm_is_live_slot(addr[i]), "dead leaf %lu's slot is live",
                           (unsigned long)i);
@@ -154,7 +133,7 @@ START_TEST(segments_model)
     StgWord segments_before = k.segments, placed = 0;
     for (StgWord i = 0; i < MODEL_LEAVES && placed < n_new; i++)
         if (!kept[i]) {
-            rts_write_array(cap, (StgMutArrPtrs *)r[0], i, new_leaf(cap, i + 1000000));
+            rts_write_array(cap, (StgMutArrPtrs *)r[0], i, test_new_leaf(cap, i + 1000000));
             placed++;
         }
     performGC();
@@ -169,7 +148,7 @@ START_TEST(segments_model)
         if (!kept[i]) {
             StgClosure *c = UNTAG(a->payload[i]);
             ck_assert(nm_is_live_slot(c));
-            check_leaf(c, i + 1000000);
+            test_check_leaf(c, i + 1000000);
             for (StgWord j = 0; j < MODEL_LEAVES; j++)
                 if (!kept[j] && addr[j] == c) {
                     reused++;
@@ -208,7 +187,7 @@ START_TEST(epochs_wrap)
     r[0] = (StgClosure *)rts_new_array(cap, WRAP_LEAVES, NULL);
     for (StgWord i = 0; i < WRAP_LEAVES; i++) {
         val[i] = i;
-        rts_write_array(cap, (StgMutArrPtrs *)r[0], i, new_leaf(cap, i));
+        rts_write_array(cap, (StgMutArrPtrs *)r[0], i, test_new_leaf(cap, i));
     }
     /*
      * Leaves that die at once, in the working set's segment above it: the
@@ -217,12 +196,12 @@ START_TEST(epochs_wrap)
      */
     r[1] = (StgClosure *)rts_new_array(cap, 2 * WRAP_LEAVES, NULL);
     for (StgWord i = 0; i < 2 * WRAP_LEAVES; i++)
-        rts_write_array(cap, (StgMutArrPtrs *)r[1], i, new_leaf(cap, i));
+        rts_write_array(cap, (StgMutArrPtrs *)r[1], i, test_new_leaf(cap, i));
     performMajorGC();
     performMajorGC();
     r[1] = NULL;
     performMajorGC();
-    uint32_t cls = nm_class_of(LEAF_WORDS);
+    uint32_t cls = nm_class_of(TEST_LEAF_WORDS);
     NmClassCensus k;
     nm_class_census(cls, &k);
     StgWord base_live = k.live_slots - WRAP_LEAVES; /* the runtime's own 4-word objects */
@@ -233,7 +212,7 @@ START_TEST(epochs_wrap)
         for (int j = 0; j < 10; j++) {
             StgWord i = rng_below(&rng, WRAP_LEAVES);
             val[i] = (StgWord)round * 1000 + (StgWord)j;
-            rts_write_array(cap, (StgMutArrPtrs *)r[0], i, new_leaf(cap, val[i]));
+            rts_write_array(cap, (StgMutArrPtrs *)r[0], i, test_new_leaf(cap, val[i]));
         }
         if (round % 3 == 2)
             performGC();
@@ -241,7 +220,7 @@ START_TEST(epochs_wrap)
         StgMutArrPtrs *a = (StgMutArrPtrs *)r[0];
         StgWord old = 0; /* the leaves in segments (the newest age in generation 0 first) */
         for (StgWord i = 0; i < WRAP_LEAVES; i++) {
-            check_leaf(UNTAG(a->payload[i]), val[i]);
+            test_check_leaf(UNTAG(a->payload[i]), val[i]);
             old += nm_is_live_slot(UNTAG(a->payload[i]));
         }
         ck_assert_uint_ge(old, WRAP_LEAVES - 10);
@@ -269,7 +248,7 @@ START_TEST(mark_stack_overflow)
      * overflows, and only the overflow walk finds its leaf.
      */
     for (StgWord i = 0; i < 3000; i++) {
-        r[1] = new_leaf(cap, i);
+        r[1] = test_new_leaf(cap, i);
         StgClosure *side = (StgClosure *)rts_alloc(cap, 5);
         side->info = &pair_info;
         side->payload[0] = r[1];
@@ -302,7 +281,7 @@ START_TEST(mark_stack_overflow)
         ck_assert(nm_is_live_slot(UNTAG(p)) && nm_is_live_slot(side));
         ck_assert_msg(nm_is_live_slot(leaf), "leaf %lu was not marked", (unsigned long)n);
         ck_assert_uint_eq(((StgWord *)UNTAG(p)->payload)[2], n);
-        check_leaf(leaf, n);
+        test_check_leaf(leaf, n);
     }
     ck_assert_uint_eq(n, 0);
     rts_pop_roots(cap, r);
