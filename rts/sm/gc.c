@@ -203,6 +203,8 @@ static void thread_roots(gc_thread *gct)
         statics_gc_thread_start(gct);
     scav_mut_lists(gct, saved_mut_lists, cur_remembered_N, cur_threads);
     if (gct->index == 0) {
+        if (nm_pause == NM_PAUSE_START)
+            nm_start_threads(gct);
         EvacVisitor ev = {{evac_root}, gct};
         roots_visit(&ev.v, ROOTS_REACHABILITY);
     }

@@ -152,6 +152,9 @@ void nm_pause_end(void);
 bool nm_pause_scan(gc_thread *gct, uint32_t gen_no);
 /* evac_large's case in a start pause: a large object of the nonmoving generation is greyed. */
 void nm_grey_large(gc_thread *gct, bdescr *bd);
+/* START, before the roots: the thread table's TSOs in segments, marked and scanned (Note
+ * [Greying without reading] in nonmoving_mark.c). */
+void nm_start_threads(gc_thread *gct);
 /* mark_object's nonmoving case under the concurrent mark: grey q. */
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd);
 /* Blocks the generation gained between the last cycle's start and final pauses (heap sizing). */

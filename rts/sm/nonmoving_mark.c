@@ -19,10 +19,12 @@
  *    sets the epoch byte and the object goes on the mark stack. Every large
  *    object of the generation is a candidate (cand_large); one the pause
  *    reaches is greyed the same way (nm_grey_large), not scanned in the
- *    pause. TSOs and STACKs reached are scanned in the pause (scav_one), so
- *    every thread's stack is marked at the snapshot and stack pushes and
- *    pops need no barrier (the start pause grows with the stacks' size;
- *    StgStack.marking stays reserved for lazy stack marking). Then the
+ *    pause. Every thread's TSO and STACKs are scanned in the pause
+ *    (scav_one; Note [Greying without reading] says how they are found
+ *    without reading every greyed object), so every thread's stack is
+ *    marked at the snapshot and stack pushes and pops need no barrier (the
+ *    start pause grows with the stacks' size; StgStack.marking stays
+ *    reserved for lazy stack marking). Then the
  *    barrier word is set in every capability and the sink below installed.
  *
  *  The mark thread (one per runtime, started on first need, asleep between
@@ -132,6 +134,7 @@
 #include "sm/statics.h"
 #include "sm/storage.h"
 #include "stats/stats.h"
+#include "threads.h"
 #include "trace/debug_trace.h"
 #include "trace/trace.h"
 
@@ -235,16 +238,26 @@ static void push_slice(StgClosure *q, StgWord from)
     push_entry((StgClosure *)((StgWord)q | 1));
 }
 
-static void push(StgClosure *q)
+static void defer(StgClosure *q)
+{
+    if (n_deferred == deferred_cap)
+        grow(&deferred, &deferred_cap, "nm deferred");
+    deferred[n_deferred++] = q;
+}
+
+/*
+ * A large object greyed: a STACK is deferred (its frames change without
+ * barriers), the rest go on the mark stack. Reading the header is cheap
+ * here, large objects being few; a segment's slot is pushed unread
+ * (push_entry), see Note [Greying without reading].
+ */
+static void push_large(StgClosure *q)
 {
     uint32_t type = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE)->type;
-    if (type == TSO || type == STACK) {
-        if (n_deferred == deferred_cap)
-            grow(&deferred, &deferred_cap, "nm deferred");
-        deferred[n_deferred++] = q;
-        return;
-    }
-    push_entry(q);
+    if (type == TSO || type == STACK)
+        defer(q);
+    else
+        push_entry(q);
 }
 
 static bool in_oldest_large(const bdescr *bd, uint16_t flags)
@@ -266,7 +279,7 @@ static void grey(StgClosure *p, gc_thread *gct)
     uint16_t flags = gc_block_flags(bd);
     if (flags & BF_NONMOVING) {
         if (nm_mark(p, bd))
-            push(p);
+            push_entry(p);
         /*
          * A marked old copy keeps its copies, each of a chain (a copy's
          * segment may be a source in its turn): the table maps it to the
@@ -277,7 +290,7 @@ static void grey(StgClosure *p, gc_thread *gct)
             return;
         for (StgClosure *to = nm_forwardee(p, bd); to; to = nm_forwardee(to, Bdescr(to)))
             if (nm_mark(to, Bdescr(to)))
-                push(to);
+                push_entry(to);
         return;
     }
     if (!in_oldest_large(bd, flags))
@@ -290,7 +303,47 @@ static void grey(StgClosure *p, gc_thread *gct)
         return;
     }
     if (ptrset_has(&cand_large, bd) && ptrset_add(&marked_large, bd))
-        push(p);
+        push_large(p);
+}
+
+/*
+ * Note [Greying without reading]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Greying a slot writes its epoch byte and pushes its address; it does not
+ * read the object. Reading its header there (to set TSOs aside) was a cache
+ * miss per greyed object, in the start pause for every pointer into the
+ * nonmoving heap it met, and in the mark thread ahead of the prefetch ring
+ * (mark_batch), which then had nothing left to hide: 9% of mapchurn's
+ * samples under thr -xn were that one load. The header is read when the
+ * object is traced, after its prefetch, and a TSO met there is scanned
+ * then if the world is stopped, else deferred to the final pause.
+ *
+ * What the start pause must still scan in the pause is every stack and
+ * every TSO a thread can run on during the cycle (their fields change
+ * without barriers): STACKs are large objects, whose headers push_large
+ * reads (they are few); the TSOs in segments are those of the thread
+ * table, which nm_start_threads marks and scans before the roots are
+ * visited, so the roots find them marked and do not push them. A TSO the
+ * table does not hold (its thread has finished, nothing changes it) goes
+ * to the mark stack and from there to the final pause.
+ */
+static void scan_table_thread(void *ctx, StgClosure **slot)
+{
+    gc_thread *gct = ctx;
+    StgClosure *q = UNTAG(*slot);
+    if (q == NULL || !HEAP_ALLOCED(q))
+        return;
+    bdescr *bd = Bdescr(q);
+    if (!(gc_block_flags(bd) & BF_NONMOVING))
+        return; /* young: the collection evacuates it and scans the copy, greying */
+    if (nm_mark(q, bd))
+        scav_one(gct, q, oldest_gen->no);
+}
+
+void nm_start_threads(gc_thread *gct)
+{
+    ASSERT(nm_pause == NM_PAUSE_START);
+    threads_visit(scan_table_thread, gct);
 }
 
 void nm_grey_large(gc_thread *gct, bdescr *bd)
@@ -299,7 +352,7 @@ void nm_grey_large(gc_thread *gct, bdescr *bd)
     (void)gct;
     bd->flags |= BF_EVACUATED;
     if (ptrset_add(&marked_large, bd))
-        push((StgClosure *)bd->start);
+        push_large((StgClosure *)bd->start);
 }
 
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
@@ -447,14 +500,14 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
                     bd = Bdescr(p);
                 }
                 if (nm_mark_concurrent(p, bd))
-                    push(p);
+                    push_entry(p);
             } else if (ptrset_has(&cand_large, bd) && ptrset_add(&marked_large, bd)) {
                 /*
                  * A candidate is a large object of the generation since the
                  * start pause, never freed before the final one: no stale
                  * pointer's block is one (nor is a young large object's).
                  */
-                push(p);
+                push_large(p);
             }
         }
     }
@@ -476,7 +529,16 @@ static void trace(StgClosure *q, StgWord from, gc_thread *gct)
         return;
     case SCAN_TSO:
     case SCAN_STACK:
-        msg_barf("nonmoving: the tracer met a %s", layout_type_name(info->type));
+        /*
+         * Pushed unread (Note [Greying without reading]). With the world
+         * stopped (a final or full pause) scanned now; the mark thread
+         * leaves it to the final pause.
+         */
+        if (gct != NULL)
+            scav_one(gct, q, oldest_gen->no);
+        else
+            defer(q);
+        return;
     default: {
         StgClosure **f = (StgClosure **)q + si.ptr_off;
         StgWord n = si.n_ptrs;
