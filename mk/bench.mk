@@ -22,6 +22,12 @@ build/bench/thr/%: bench/%.c bench/bench.h $(RTS_HDRS) build/lib/libhsrts_thr.a
 	$(quiet) LINK $@
 	$(Q)$(CC) $(PROG_CFLAGS) -O2 -g -o $@ $< build/lib/libhsrts_thr.a $(RTS_LIBS)
 
+# The threaded debug way (tests/integration/t_nonmoving_stacks.sh runs deepstack there with -DS).
+build/bench/thr_debug/%: bench/%.c bench/bench.h $(RTS_HDRS) build/lib/libhsrts_thr_debug.a
+	@mkdir -p $(@D)
+	$(quiet) LINK $@
+	$(Q)$(CC) $(PROG_CFLAGS) -O1 -g -o $@ $< build/lib/libhsrts_thr_debug.a $(RTS_LIBS)
+
 # The C peers, one build per allocator (bench/peers/mm.h).
 BENCH_PEER_CFLAGS := -std=gnu11 $(WARN_CFLAGS) -O2 -g -D_GNU_SOURCE
 BENCH_PEER_DEPS := bench/peers/mm.h bench/bench.h

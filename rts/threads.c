@@ -13,6 +13,7 @@
 #include "hooks.h"
 #include "messages.h"
 #include "sm/mut_list.h"
+#include "sm/nonmoving.h"
 #include "sm/storage.h"
 #include "trace/trace.h"
 
@@ -96,6 +97,9 @@ static StgStack *new_chunk(Capability *cap, StgWord words)
 
 void threads_stack_activate(Capability *cap, StgStack *s)
 {
+#ifdef THREADED_RTS
+    nm_stack_before_run(cap, s); /* Note [Lazy stack marking] in sm/nonmoving_mark.c */
+#endif
     if (!s->dirty) {
         s->dirty = 1;
         bdescr *bd = Bdescr(s);

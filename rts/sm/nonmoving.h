@@ -157,6 +157,12 @@ void nm_grey_large(gc_thread *gct, bdescr *bd);
 void nm_start_threads(gc_thread *gct);
 /* mark_object's nonmoving case under the concurrent mark: grey q. */
 void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd);
+/* Note [Lazy stack marking] in nonmoving_mark.c: a pause that greys scanned s; a mutator is about
+ * to run on s (threads_stack_activate). */
+void nm_stack_scanned(StgStack *s);
+void nm_stack_before_run(Capability *cap, StgStack *s);
+/* Tests: while held, the mark thread traces nothing (pauses go on; no final pause comes). */
+void nm_test_hold_mark(bool hold);
 /* Blocks the generation gained between the last cycle's start and final pauses (heap sizing). */
 StgWord nm_cycle_growth_blocks(void);
 /* This cycle so far: the mark thread's CPU and busy time, and the time since the START. */

@@ -19,12 +19,13 @@
  *    sets the epoch byte and the object goes on the mark stack. Every large
  *    object of the generation is a candidate (cand_large); one the pause
  *    reaches is greyed the same way (nm_grey_large), not scanned in the
- *    pause. Every thread's TSO and STACKs are scanned in the pause
- *    (scav_one; Note [Greying without reading] says how they are found
- *    without reading every greyed object), so every thread's stack is
- *    marked at the snapshot and stack pushes and pops need no barrier (the
- *    start pause grows with the stacks' size; StgStack.marking stays
- *    reserved for lazy stack marking). Then the
+ *    pause. Every thread's TSO is scanned in the pause (scav_one; Note
+ *    [Greying without reading] says how they are found without reading
+ *    every greyed object). Its stack chunks are marked lazily (Note [Lazy
+ *    stack marking]): the pause scans the chunks a minor collection scans
+ *    (young and dirty ones, among them every chunk a thread runs on) and
+ *    leaves the old clean ones to the mark thread, or to their thread,
+ *    which marks a chunk before it runs on it. Then the
  *    barrier word is set in every capability and the sink below installed.
  *
  *  The mark thread (one per runtime, started on first need, asleep between
@@ -39,9 +40,10 @@
  *    collection]), prefetches (mark_batch), and takes large arrays a slice
  *    at a time. Thunks under evaluation keep their free variables
  *    (SCAN_KEEP_BLACKHOLED: Note [Blackholed free variables] in scan.h).
- *    Weak objects' fields are left to the final pause. A TSO or STACK first
- *    met by the tracer is left for the final pause to scan (their fields
- *    change without barriers). In the start pause, weak objects, values and
+ *    Weak objects' fields are left to the final pause. A TSO first met by
+ *    the tracer is left for the final pause to scan (its fields change
+ *    without barriers); a stack chunk is claimed and traced (Note [Lazy
+ *    stack marking]). In the start pause, weak objects, values and
  *    finalizers in the nonmoving heap are not greyed (weak.c asks
  *    nm_weak_field_deferred): every key there is alive for a minor
  *    collection, and marking the weaks would keep alive every weak whose key
@@ -107,15 +109,17 @@
  * those never race the mark thread on epoch bytes, the large-object sets or
  * fields the pause rewrites; a DURING pause does not take it (Note [Tracing
  * beside a collection] says what the two share). The mark stack, the
- * deferred TSOs and STACKs, cand_large and marked_large are guarded by it.
+ * deferred TSOs, cand_large and marked_large are guarded by it.
  * The shared chunk list is guarded by upd_lock (taken under mark_lock,
  * never the other way). A capability's own chunk belongs to the thread
  * holding the capability, or to the collector when the world is stopped.
  * The sweep takes sweep_lock (nonmoving.c), never with mark_lock.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capability.h"
 #include "flags/flags.h"
@@ -144,7 +148,7 @@ static bool cycle; /* a cycle runs (written in pauses; the mark thread reads it 
 /* The mark stack (guarded by mark_lock). */
 static StgClosure **stack;
 static StgWord sp, stack_cap;
-/* TSOs and STACKs to scan in a pause (guarded by mark_lock). */
+/* TSOs to scan in a pause (guarded by mark_lock). */
 static StgClosure **deferred;
 static StgWord n_deferred, deferred_cap;
 /* Large objects of the nonmoving generation the start pause did not reach, and those marked since.
@@ -246,18 +250,21 @@ static void defer(StgClosure *q)
 }
 
 /*
- * A large object greyed: a STACK is deferred (its frames change without
- * barriers), the rest go on the mark stack. Reading the header is cheap
+ * A large object greyed: a TSO is deferred (its fields change without
+ * barriers), a STACK not marked yet this cycle and the rest go on the mark
+ * stack. Reading the header is cheap
  * here, large objects being few; a segment's slot is pushed unread
  * (push_entry), see Note [Greying without reading].
  */
+static bool stack_marked(const StgStack *s);
+
 static void push_large(StgClosure *q)
 {
     uint32_t type = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE)->type;
-    if (type == TSO || type == STACK)
+    if (type == TSO)
         defer(q);
-    else
-        push_entry(q);
+    else if (type != STACK || !stack_marked((const StgStack *)q))
+        push_entry(q); /* a STACK is marked lazily: Note [Lazy stack marking] */
 }
 
 static bool in_oldest_large(const bdescr *bd, uint16_t flags)
@@ -318,10 +325,11 @@ static void grey(StgClosure *p, gc_thread *gct)
  * object is traced, after its prefetch, and a TSO met there is scanned
  * then if the world is stopped, else deferred to the final pause.
  *
- * What the start pause must still scan in the pause is every stack and
- * every TSO a thread can run on during the cycle (their fields change
- * without barriers): STACKs are large objects, whose headers push_large
- * reads (they are few); the TSOs in segments are those of the thread
+ * What the start pause must still scan in the pause is every TSO a
+ * thread can run on during the cycle (its fields change without
+ * barriers); stacks are marked lazily (Note [Lazy stack marking]), and
+ * are large objects, whose headers push_large reads (they are few). The
+ * TSOs in segments are those of the thread
  * table, which nm_start_threads marks and scans before the roots are
  * visited, so the roots find them marked and do not push them. A TSO the
  * table does not hold (its thread has finished, nothing changes it) goes
@@ -395,7 +403,7 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
  *    collection's promotion takes free slots (neither epoch) and gives them
  *    the current one. They never write the same byte. A slot the tracer
  *    reaches that holds the current epoch is marked or allocated black.
- *  - Everything else of the mark (its stack, the deferred TSOs and STACKs,
+ *  - Everything else of the mark (its stack, the deferred TSOs,
  *    the large-object sets) is the mark thread's between the start and the
  *    final pause, which hold mark_lock; a DURING pause touches none of it.
  *    Updated remembered-set chunks go through upd_lock.
@@ -457,7 +465,7 @@ static void apply_redirects(void)
 }
 
 /* The mark thread's tracing of n fields: see Note [Tracing beside a collection]. */
-static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
+static void nm_trace_fields_concurrent(StgClosure **f, StgWord n, bool redirect)
 {
     enum { RUN = 32 };
     Found found[RUN];
@@ -487,6 +495,18 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
             bdescr *bd = Bdescr(p);
             if (found[j].segment) {
                 StgClosure *to = RTS_UNLIKELY(fwd) ? nm_forward_slot(p, bd) : NULL;
+                if (to && !redirect) {
+                    /*
+                     * A stack slot: its frame may be gone by the final pause, and
+                     * a word that took its place must not be rewritten. The old
+                     * copy is marked, and with it its copies (as grey does): both
+                     * live to the next cycle.
+                     */
+                    for (StgClosure *c = p; c; c = nm_forwardee(c, Bdescr(c)))
+                        if (nm_mark_concurrent(c, Bdescr(c)))
+                            push_entry(c);
+                    continue;
+                }
                 if (to) {
                     /*
                      * An old copy: the copy is marked, not the old one, and the
@@ -514,6 +534,127 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n)
 }
 
 /*
+ * Note [Lazy stack marking]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A thread's stack is a chain of chunks (threads.c), written by its thread
+ * with no barrier: pushes write words the snapshot did not hold, but pops
+ * give up frames that may hold the only pointers to snapshot objects. So a
+ * chunk's frames must be marked before its thread pops any of them. The
+ * start pause used to scan every chunk of every thread, a pause that grew
+ * with the stacks' depth. Now each chunk is marked once per cycle by
+ * whoever gets to it first, and `StgStack.marking` says how far that got:
+ *
+ *   stack_epoch << 1        marked this cycle (the done word);
+ *   (stack_epoch << 1) | 1  being marked (claimed by a CAS);
+ *   anything else           not marked yet.
+ *
+ * stack_epoch is bumped by every start and full pause (never 0; a reachable
+ * chunk is marked in every cycle, so an old value cannot come round again
+ * while its chunk is reachable). Who marks:
+ *
+ *  - A pause that greys (start, final, full): any chunk it scans (scav.c
+ *    calls nm_stack_scanned). The start pause scans what a minor collection
+ *    scans: young chunks and dirty (remembered) ones, which include every
+ *    chunk a thread is running on (an active chunk stays dirty). An old clean
+ *    chunk it reaches goes on the mark stack unscanned (push_large).
+ *  - The mark thread, when it traces a chunk (trace_stack_concurrent): it
+ *    claims the chunk, greys its frames' slots and stores the done word. A
+ *    chunk it can claim is clean and old (it was not dirty at the start, or
+ *    the start pause would have scanned it, and nothing has run on it since,
+ *    or its thread would have marked it), so no mutator and no minor
+ *    collection writes it meanwhile. A slot holding an old copy of a
+ *    duplicated object is not redirected (the final pause could find another
+ *    frame there): both copies are marked.
+ *  - A mutator, before it runs on a chunk (nm_stack_before_run, from
+ *    threads_stack_activate: a thread attaching, a stack underflowing to an
+ *    older chunk, a new chunk): if the chunk is not marked, it claims it and
+ *    reports every slot (and the chunk) to its update remembered set, as a
+ *    barrier reports an overwritten value. If the mark thread holds the
+ *    claim, it waits for the done word (one chunk's trace).
+ *
+ * The final pause scans any chunk it reaches that is not marked. A chunk a
+ * mutator claimed has its slots in that mutator's chunk of reports, which
+ * the mark takes like any other. Chunks made since the start pause are not
+ * in the snapshot: their first activation marks them cheaply (a few frames).
+ */
+static uint32_t stack_epoch; /* written in start and full pauses; read with relaxed loads */
+
+static uint32_t stack_done_word(void)
+{
+    return __atomic_load_n(&stack_epoch, __ATOMIC_RELAXED) << 1;
+}
+
+static bool stack_marked(const StgStack *s)
+{
+    return __atomic_load_n(&s->marking, __ATOMIC_ACQUIRE) == stack_done_word();
+}
+
+void nm_stack_scanned(StgStack *s)
+{
+    __atomic_store_n(&s->marking, stack_done_word(), __ATOMIC_RELEASE);
+}
+
+static void new_stack_epoch(void)
+{
+    uint32_t e = (stack_epoch + 1) & 0x7fffffffu;
+    __atomic_store_n(&stack_epoch, e ? e : 1, __ATOMIC_RELAXED);
+}
+
+/* Claim s for marking; false if it is marked or someone else is marking it. */
+static bool claim_stack(StgStack *s)
+{
+    uint32_t done = stack_done_word();
+    StgHalfWord m = __atomic_load_n(&s->marking, __ATOMIC_ACQUIRE);
+    if (m == done || m == (done | 1))
+        return false;
+    return __atomic_compare_exchange_n(&s->marking, &m, done | 1, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+/* Every pointer slot of s's frames, a run at a time. */
+static void stack_slots(StgStack *s, void (*f)(void *ctx, StgClosure **slots, StgWord n), void *ctx)
+{
+    StgPtr p = s->sp;
+    StgPtr end = s->stack + s->stack_size;
+    while (p < end) {
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        FrameLayout fl = layout_frame(p, info);
+        if (fl.size == 0 || p + fl.size > end)
+            msg_fatal(EXIT_INTERNAL_ERROR,
+                      "nonmoving: bad stack frame at %p (info %p) in stack %p; the stack is "
+                      "corrupt",
+                      (void *)p, (const void *)info, (void *)s);
+        StgClosure **slots = (StgClosure **)(p + fl.first_slot);
+        if (fl.all_ptrs) {
+            if (fl.n_slots > 0)
+                f(ctx, slots, fl.n_slots);
+        } else {
+            for (StgWord i = 0; i < fl.n_slots; i++)
+                if (frame_slot_is_ptr(&fl, i))
+                    f(ctx, &slots[i], 1);
+        }
+        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
+            break;
+        p += fl.size;
+    }
+}
+
+static void trace_slots_concurrent(void *ctx, StgClosure **slots, StgWord n)
+{
+    (void)ctx;
+    nm_trace_fields_concurrent(slots, n, false);
+}
+
+/* The mark thread meets a chunk: Note [Lazy stack marking]. */
+static void trace_stack_concurrent(StgStack *s)
+{
+    if (!claim_stack(s))
+        return; /* marked, or a mutator is reporting its slots */
+    stack_slots(s, trace_slots_concurrent, NULL);
+    __atomic_store_n(&s->marking, stack_done_word(), __ATOMIC_RELEASE);
+}
+
+/*
  * The tracer: the pointer fields of q from field `from` on, without moving
  * or writing anything but epoch bytes. gct: a pause's GC thread (the world
  * is stopped), or NULL: the mark thread, beside mutators and maybe a minor
@@ -528,7 +669,6 @@ static void trace(StgClosure *q, StgWord from, gc_thread *gct)
     case SCAN_WEAK:
         return;
     case SCAN_TSO:
-    case SCAN_STACK:
         /*
          * Pushed unread (Note [Greying without reading]). With the world
          * stopped (a final or full pause) scanned now; the mark thread
@@ -538,6 +678,13 @@ static void trace(StgClosure *q, StgWord from, gc_thread *gct)
             scav_one(gct, q, oldest_gen->no);
         else
             defer(q);
+        return;
+    case SCAN_STACK:
+        /* Note [Lazy stack marking]. A pause's scan marks it (nm_stack_scanned). */
+        if (gct == NULL)
+            trace_stack_concurrent((StgStack *)q);
+        else if (!stack_marked((StgStack *)q))
+            scav_one(gct, q, oldest_gen->no);
         return;
     default: {
         StgClosure **f = (StgClosure **)q + si.ptr_off;
@@ -549,7 +696,7 @@ static void trace(StgClosure *q, StgWord from, gc_thread *gct)
             push_slice(q, n);
         }
         if (gct == NULL) {
-            nm_trace_fields_concurrent(f + from, n - from);
+            nm_trace_fields_concurrent(f + from, n - from, true);
             return;
         }
         bool fwd = __atomic_load_n(&nm_forwarding, __ATOMIC_ACQUIRE);
@@ -631,11 +778,10 @@ static void post_work(void)
 /* A sink installed before the cycle began (a test's): it gets every value too, and is put back. */
 static BarrierSink prev_sink;
 
-/* The barrier sink (Note [The barrier word] in barriers.c): runs on the mutator. */
-static void sink(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
+/* A value for the mark, from the mutator holding cap: into its chunk if it is in the nonmoving
+ * heap. */
+static void report(Capability *cap, StgClosure *old)
 {
-    if (prev_sink)
-        prev_sink(cap, obj, field, old);
     StgClosure *p = UNTAG(old);
     if (p == NULL || !HEAP_ALLOCED(p))
         return;
@@ -650,6 +796,36 @@ static void sink(Capability *cap, StgClosure *obj, StgClosure **field, StgClosur
         flush_cap(cap->no);
         post_work();
     }
+}
+
+/* The barrier sink (Note [The barrier word] in barriers.c): runs on the mutator. */
+static void sink(Capability *cap, StgClosure *obj, StgClosure **field, StgClosure *old)
+{
+    if (prev_sink)
+        prev_sink(cap, obj, field, old);
+    report(cap, old);
+}
+
+static void report_slots(void *ctx, StgClosure **slots, StgWord n)
+{
+    Capability *cap = ctx;
+    for (StgWord i = 0; i < n; i++)
+        report(cap, slots[i]);
+}
+
+void nm_stack_before_run(Capability *cap, StgStack *s)
+{
+    if (!nm_cycle_running() || stack_marked(s))
+        return;
+    if (claim_stack(s)) {
+        report(cap, (StgClosure *)s);
+        stack_slots(s, report_slots, cap);
+        __atomic_store_n(&s->marking, stack_done_word(), __ATOMIC_RELEASE);
+        return;
+    }
+    /* The mark thread is tracing it (Note [Lazy stack marking]): one chunk's fields. */
+    while (!stack_marked(s))
+        sched_yield();
 }
 
 /* Take the shared chunks onto the mark stack (mark_lock held). */
@@ -734,6 +910,13 @@ static bool mark_batch(void)
     return more;
 }
 
+static bool test_hold; /* nm_test_hold_mark (atomic) */
+
+void nm_test_hold_mark(bool hold)
+{
+    __atomic_store_n(&test_hold, hold, __ATOMIC_RELEASE);
+}
+
 static void *mark_main(void *arg)
 {
     (void)arg;
@@ -747,6 +930,11 @@ static void *mark_main(void *arg)
         pthread_mutex_unlock(&ctl_lock);
         int64_t t0 = os_time_monotonic_ns();
         for (bool more = true; more && !__atomic_load_n(&stopping, __ATOMIC_RELAXED);) {
+            if (RTS_UNLIKELY(__atomic_load_n(&test_hold, __ATOMIC_ACQUIRE))) {
+                struct timespec ts = {0, 200000};
+                nanosleep(&ts, NULL);
+                continue;
+            }
             if (nm_cycle_running()) {
                 pthread_mutex_lock(&mark_lock);
                 more = nm_cycle_running() && mark_batch();
@@ -912,6 +1100,7 @@ void nm_pause_begin(NmPause pause)
         ASSERT(!cycle && sp == 0);
         nm_finish_sweep(); /* a full collection may come before the last sweep ended */
         nm_new_epoch();
+        new_stack_epoch();
         trace_conc_mark_begin();
         ptrset_clear(&cand_large);
         ptrset_clear(&marked_large);
@@ -1053,7 +1242,7 @@ void nm_filter_remembered(void)
         }
 }
 
-/* A pause's share of the generation's scan (nm_scan): TSOs and STACKs; the final pause drains. */
+/* A pause's share of the generation's scan (nm_scan): deferred TSOs; the final pause drains. */
 bool nm_pause_scan(gc_thread *gct, uint32_t gen_no)
 {
     bool work = false;

@@ -10,6 +10,7 @@
 #include "sm/gc_par.h"
 #include "sm/layout.h"
 #include "sm/mut_list.h"
+#include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/roots.h"
 #include "sm/scan.h"
@@ -196,6 +197,8 @@ RTS_INLINE StgWord scav_object_inline(gc_thread *gct, StgClosure *q, bool from_m
         gct->eager_promotion = false;
         scav_stack_frames(gct, s);
         gct->eager_promotion = saved;
+        if (gct->nm_grey)
+            nm_stack_scanned(s); /* its slots are greyed: Note [Lazy stack marking] */
         /* The chunk a thread is running on will be written again: keep it remembered. */
         if (scav_stack_is_active(s))
             gct->failed_to_evac = true;

@@ -570,6 +570,105 @@ START_TEST(evacuate_sparse_concurrent_g3)
 }
 END_TEST
 
+/*
+ * Lazy stack marking (Note [Lazy stack marking] in rts/sm/nonmoving_mark.c).
+ * DEEP cells, each held only by a root frame of its own, in chunks that are
+ * old and clean when a cycle starts, so the start pause does not scan them.
+ * During the cycle the thread pops every frame (underflowing into each old
+ * chunk in turn) and stores each cell in an array made after the start,
+ * which a minor collection promotes black: the mark never traces it, and
+ * once that collection has scanned it no remembered set holds it. A cell
+ * survives only if its chunk was marked before its frame was popped: with
+ * the mark thread held (nm_test_hold_mark) nothing but the thread's own
+ * marking of each chunk as it underflows into it can do that; without the
+ * hold the mark thread races it for the chunks (that variant is for the
+ * race, under TSan: it may pass with the marking removed; the held ones
+ * fail). Under -G3 the array would stay in generation 1, which the final
+ * pause scans, so the held variants run with two generations. A lost cell fails
+ * nm_verify in the final pause (debug ways, -DS) and, after the sweep, the
+ * check that every cell is a live slot with its number.
+ */
+enum { DEEP = 20000 };
+
+static void stack_popped_during_mark(const char *opts, bool hold, int rounds_)
+{
+    test_start_rts("check_thr_nonmoving", opts, 1);
+    ck_assert(nm_concurrent());
+    Capability *cap = rts_lock();
+    static StgClosure **frames[DEEP];
+    for (int round = 0; round < rounds_; round++) {
+        for (StgWord i = 0; i < DEEP; i++) {
+            frames[i] = rts_push_roots(cap, 1);
+            StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+            c->info = &cell_info;
+            c->payload[0] = NULL;
+            ((StgWord *)c->payload)[1] = i;
+            frames[i][0] = TAG_CLOSURE(1, c);
+        }
+        performMajorGC(); /* cells and chunks into the old generation; chunks clean */
+        performMajorGC();
+        while (nm_sweeping()) {
+            sched_yield();
+            performGC();
+        }
+        nm_test_hold_mark(hold);
+        uint64_t c0 = nm_cycles();
+        nm_request_cycle();
+        performGC(); /* START */
+        ck_assert(nm_cycle_running());
+        HsStablePtr keep = getStablePtr((StgPtr)rts_new_array(cap, DEEP, NULL));
+        for (StgWord k = DEEP; k-- > 0;) {
+            StgClosure *v = frames[k][0];
+            rts_pop_roots(cap, frames[k]);
+            rts_write_array(cap, (StgMutArrPtrs *)deRefStablePtr(keep), k, v);
+            if (!hold && k % 1024 == 0)
+                sched_yield();
+        }
+        performGC(); /* promotes the array (black), then scans it as remembered */
+        performGC();
+        nm_test_hold_mark(false);
+        while (nm_cycles() == c0) {
+            sched_yield();
+            performGC();
+        }
+        while (nm_sweeping()) {
+            sched_yield();
+            performGC();
+        }
+        StgMutArrPtrs *a = (StgMutArrPtrs *)deRefStablePtr(keep);
+        for (StgWord k = 0; k < DEEP; k++) {
+            StgClosure *c = UNTAG(a->payload[k]);
+            ck_assert_msg(c != NULL && nm_is_live_slot(c) && c->info == &cell_info &&
+                              ((StgWord *)c->payload)[1] == k,
+                          "%s round %d: cell %lu, popped from a stack frame during the mark, did "
+                          "not survive the cycle",
+                          opts, round, (unsigned long)k);
+        }
+        freeStablePtr(keep);
+    }
+    rts_unlock(cap);
+    hs_exit();
+}
+
+START_TEST(stack_popped_mark_held)
+{
+    stack_popped_during_mark("-xn -N1 -kc8k", true, 2);
+}
+END_TEST
+
+START_TEST(stack_popped_mark_racing)
+{
+    stack_popped_during_mark("-xn -N2 -kc4k", false, rounds() / 15 + 1);
+}
+END_TEST
+
+/* Two capabilities and a tiny nursery: minor collections between the pops. */
+START_TEST(stack_popped_mark_held_a8k)
+{
+    stack_popped_during_mark("-xn -N2 -A8k -kc8k", true, 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("thr_nonmoving");
@@ -579,6 +678,9 @@ static Suite *suite(void)
     tcase_add_test(tc, weaks_names_cafs);
     tcase_add_test(tc, evacuate_sparse_concurrent);
     tcase_add_test(tc, evacuate_sparse_concurrent_g3);
+    tcase_add_test(tc, stack_popped_mark_held);
+    tcase_add_test(tc, stack_popped_mark_racing);
+    tcase_add_test(tc, stack_popped_mark_held_a8k);
     suite_add_tcase(s, tc);
     return s;
 }
