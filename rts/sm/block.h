@@ -58,10 +58,11 @@ typedef struct bdescr_ {
     uint32_t free_group;
     uint32_t lines; /* mark-region: lines in use (bit i: words [16i, 16i+16)) */
     /*
-     * 1 in every block of a nonmoving segment, else 0: written only by the
-     * nonmoving heap, with atomic stores, so that its mark thread can read
-     * it beside the block allocator (Note [Tracing beside a collection] in
-     * nonmoving_mark.c).
+     * Non-zero in every block of a nonmoving segment, else 0: NM_SEG_BLOCK,
+     * with NM_SEG_SOURCE while the segment is an evacuation source
+     * (sm/nonmoving.h). Written only by the nonmoving heap, with atomic
+     * stores, so that its mark thread can read it beside the block
+     * allocator (Note [Tracing beside a collection] in nonmoving_mark.c).
      */
     uint32_t nm_segment;
 } bdescr;

@@ -208,7 +208,8 @@ loop:
 
     uint16_t flags = gc_block_flags(bd);
     if (flags & (BF_EVACUATED | BF_LARGE | BF_MARKED)) {
-        if (RTS_UNLIKELY(flags & BF_NONMOVING) && RTS_UNLIKELY(gct->nm_fwd)) {
+        if (RTS_UNLIKELY(flags & BF_NONMOVING) && RTS_UNLIKELY(gct->nm_fwd) &&
+            nm_block_in_source(bd)) {
             /* An old copy: the field takes its copy (Note [Evacuating sparse segments]). */
             StgClosure *to = nm_forward_slot(q, bd);
             if (to) {

@@ -338,7 +338,7 @@ static NmSegment *new_segment(generation *gen, uint32_t cls)
     init_segment(s, cls);
     /* Last, with release: the mark thread tests it (Note [Tracing beside a collection]). */
     for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
-        __atomic_store_n(&bd[i].nm_segment, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&bd[i].nm_segment, NM_SEG_BLOCK, __ATOMIC_RELEASE);
     return s;
 }
 
@@ -1094,6 +1094,11 @@ static void nm_check(const generation *gen)
             msg_barf("nonmoving: segment %p counts %u live slots, has %u", (void *)s, s->live,
                      live);
         nm_evac_check_source(s);
+        for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++)
+            if (__atomic_load_n(&bd[i].nm_segment, __ATOMIC_RELAXED) !=
+                (NM_SEG_BLOCK | (s->evac ? NM_SEG_SOURCE : 0)))
+                msg_barf("nonmoving: block %u of segment %p has nm_segment %u (evac %u)", i,
+                         (void *)s, bd[i].nm_segment, s->evac);
         blocks += bd->blocks;
         words += (StgWord)live * s->slot_words;
         segments++;

@@ -93,7 +93,9 @@
  * it up, so both copies have one name, and a weak keyed on the old copy
  * lives as long as either does (a reached old copy marks its copy).
  *
- * Races (threaded way): side tables and `evac` are written in pauses only;
+ * Races (threaded way): side tables, `evac` and the blocks' NM_SEG_SOURCE
+ * bits (nonmoving.h: the test every forwarding reader makes first,
+ * in the descriptor it read for the block flags) are written in pauses only;
  * the mark thread reads them (acquire) while a pause of its cycle may be
  * adding copies: a copy is whole, its epoch byte written, before its table
  * entry is stored (release). Tables are freed in pauses, outside a cycle
@@ -170,11 +172,11 @@ static bool evac_movable(const StgInfoTable *info)
     return info->type == CONSTR || info->type == FUN || info->type == PAP;
 }
 
-StgClosure *nm_forwardee(const StgClosure *q, const bdescr *bd)
+StgClosure *nm_forwardee_source(const StgClosure *q, const bdescr *bd)
 {
     const NmSegment *s = segment_of_bd(bd);
     uint16_t e = __atomic_load_n(&s->evac, __ATOMIC_ACQUIRE);
-    if (RTS_LIKELY(e == 0))
+    if (e == 0)
         return NULL;
     NmSource *src = __atomic_load_n(&sources[e - 1], __ATOMIC_ACQUIRE);
     StgClosure **fwd = __atomic_load_n(&src->fwd, __ATOMIC_ACQUIRE);
@@ -201,6 +203,18 @@ StgClosure *nm_forward(StgClosure *p)
     return moved ? TAG_CLOSURE(tag, q) : p;
 }
 
+/* NM_SEG_SOURCE in every block of s (nonmoving.h), set or cleared. */
+static void set_source_bits(NmSegment *s, bool on)
+{
+    bdescr *bd = Bdescr(s);
+    for (uint32_t i = 0; i < NM_SEGMENT_BLOCKS; i++) {
+        if (on)
+            __atomic_fetch_or(&bd[i].nm_segment, NM_SEG_SOURCE, __ATOMIC_RELEASE);
+        else
+            __atomic_fetch_and(&bd[i].nm_segment, ~NM_SEG_SOURCE, __ATOMIC_RELEASE);
+    }
+}
+
 /* Make s (swept, on no list) a source; false if every index is taken. */
 static bool make_source(NmSegment *s)
 {
@@ -216,6 +230,7 @@ static bool make_source(NmSegment *s)
         sources_hi = k + 1;
     n_sources++;
     __atomic_store_n(&s->evac, (uint16_t)(k + 1), __ATOMIC_RELEASE);
+    set_source_bits(s, true);
     return true;
 }
 
@@ -226,6 +241,7 @@ void nm_evac_drop_source(NmSegment *s)
         return;
     uint32_t k = s->evac - 1u;
     NmSource *src = sources[k];
+    set_source_bits(s, false);
     __atomic_store_n(&s->evac, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&sources[k], NULL, __ATOMIC_RELEASE);
     while (sources_hi > 0 && !sources[sources_hi - 1])

@@ -415,7 +415,8 @@ void nm_grey(gc_thread *gct, StgClosure *q, bdescr *bd)
  */
 typedef struct {
     StgClosure *p;
-    bool segment;       /* in a segment, else maybe a large object */
+    uint32_t segment;   /* its block's nm_segment word: non-zero in a segment, else maybe a large
+                           object */
     StgClosure **field; /* where p was read */
     StgClosure *seen;   /* the field's value, tagged */
 } Found;
@@ -481,10 +482,9 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n, bool redirect)
                 StgClosure *p = UNTAG(v);
                 if (p == NULL || !HEAP_ALLOCED(p))
                     continue;
-                if (__atomic_load_n(&Bdescr(p)->nm_segment, __ATOMIC_ACQUIRE))
-                    found[m++] = (Found){p, true, &f[i + j], v};
-                else if (any_large)
-                    found[m++] = (Found){p, false, &f[i + j], v};
+                uint32_t seg = __atomic_load_n(&Bdescr(p)->nm_segment, __ATOMIC_ACQUIRE);
+                if (seg || any_large)
+                    found[m++] = (Found){p, seg, &f[i + j], v};
             }
             if (bd_free_seq_unchanged(seq))
                 break;
@@ -494,7 +494,9 @@ static void nm_trace_fields_concurrent(StgClosure **f, StgWord n, bool redirect)
             StgClosure *p = found[j].p;
             bdescr *bd = Bdescr(p);
             if (found[j].segment) {
-                StgClosure *to = RTS_UNLIKELY(fwd) ? nm_forward_slot(p, bd) : NULL;
+                StgClosure *to = RTS_UNLIKELY(fwd) && (found[j].segment & NM_SEG_SOURCE)
+                                     ? nm_forward_slot(p, bd)
+                                     : NULL;
                 if (to && !redirect) {
                     /*
                      * A stack slot: its frame may be gone by the final pause, and
