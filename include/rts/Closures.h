@@ -148,7 +148,7 @@ typedef struct StgStack_ {
     const StgInfoTable *info;
     StgWord stack_size;  /* words in stack[] */
     StgHalfWord dirty;   /* written since the last collection */
-    StgHalfWord marking; /* reserved for the nonmoving collector */
+    StgHalfWord marking; /* -xn: the cycle that marked it (Note [Lazy stack marking]) */
     StgPtr sp;
     StgWord stack[];
 } StgStack;
