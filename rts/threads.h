@@ -15,7 +15,15 @@
  * old generation, records it on the remembered set. The collector keeps
  * the chunks that are still active dirty and remembered (scav.c), so an
  * active chunk is always dirty. A chunk that is not active is only written
- * by the collector.
+ * by the collector; while a concurrent nonmoving cycle runs (its
+ * collections are minor ones), only when it is young or dirty.
+ *
+ * Activation is also where a thread marks a chunk for the concurrent
+ * nonmoving mark (Note [Lazy stack marking] in sm/nonmoving_mark.c): the
+ * mark thread may be tracing any old clean chunk, so whatever makes a
+ * thread run on a chunk (attach, overflow, underflow, and anything added
+ * later) must call threads_stack_activate before the thread reads, pops or
+ * writes a frame of it.
  *
  * Note [Moving frames]
  * ~~~~~~~~~~~~~~~~~~~~~
