@@ -67,6 +67,17 @@ void os_release(void *p, size_t bytes)
     munmap(p, bytes);
 }
 
+bool os_populate(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    return madvise(p, bytes, MADV_POPULATE_WRITE) == 0;
+#else
+    (void)p;
+    (void)bytes;
+    return false;
+#endif
+}
+
 uint64_t os_physical_memory(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES);

@@ -29,6 +29,13 @@ void os_decommit(void *p, size_t bytes, bool lazy);
 /* Give a reservation back entirely. */
 void os_release(void *p, size_t bytes);
 
+/*
+ * Fill the page tables of committed [p, p+bytes) writable without writing the
+ * pages (Linux's MADV_POPULATE_WRITE): the first write faults no more. Safe
+ * while another thread uses the range. False where the OS cannot.
+ */
+bool os_populate(void *p, size_t bytes);
+
 /* Physical memory of the machine in bytes, or 0 if unknown. */
 uint64_t os_physical_memory(void);
 

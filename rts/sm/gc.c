@@ -326,6 +326,8 @@ void gc_collect_stopped(Capability *cap, bool force_major, GcReason reason, int6
         collect(cap, false, reason, sync_ns, NM_PAUSE_NONE);
     }
     nm_resume_mark_thread();
+    if (reason != GC_REASON_EXIT)
+        nm_ask_prefault();
 }
 
 static void collect(Capability *cap, bool force_major, GcReason reason, int64_t sync_ns,

@@ -17,10 +17,11 @@
 #include "os/os_mem.h"
 
 enum {
-    MB_NEVER = 0,       /* never committed */
-    MB_IN_USE,          /* owned by the block allocator */
-    MB_FREE,            /* free, committed */
-    MB_FREE_DECOMMITTED /* free, pages returned to the OS */
+    MB_NEVER = 0,        /* never committed */
+    MB_IN_USE,           /* owned by the block allocator */
+    MB_FREE,             /* free, committed */
+    MB_FREE_DECOMMITTED, /* free, pages returned to the OS */
+    MB_PREFAULTED        /* free, committed, above hw: Note [Prefaulted megablocks] */
 };
 
 uintptr_t mblock_heap_base;
@@ -30,6 +31,10 @@ static uint8_t *state;
 static uint64_t n_mblocks; /* in the reservation */
 static uint64_t hw;        /* megablocks [0, hw) have been used at some time */
 static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
+/* Note [Prefaulted megablocks]: [hw, pf_hi) may hold some; fresh_taken counts from above hw. */
+static uint64_t n_prefaulted, pf_hi, fresh_taken, fresh_seen;
+static MBlockPrefaultStats pf_stats;
+static bool pf_busy, pf_unsupported;
 static bool lazy_return;
 static MBlockFailure last_failure;
 /* The symmetric region (Note [The symmetric region]); 0 bytes when none. */
@@ -91,6 +96,9 @@ void mblock_init(void)
     if (!state)
         msg_fatal(EXIT_INTERNAL_ERROR, "out of memory for the megablock map");
     hw = n_in_use = n_free_committed = n_free_decommitted = peak_committed = 0;
+    n_prefaulted = pf_hi = fresh_taken = fresh_seen = 0;
+    pf_stats = (MBlockPrefaultStats){0};
+    pf_busy = pf_unsupported = false;
     lazy_return = !rts_flags.gc.disable_delayed_os_memory_return;
 }
 
@@ -112,7 +120,8 @@ bool mblock_claim_fixed(uintptr_t base, uint64_t bytes)
     uintptr_t end = mblock_heap_base + mblock_heap_size;
     if (mblock_heap_size && base < end && base + bytes > mblock_heap_base) {
         /* Inside the reservation: only its never-used top can be given up. */
-        if (base < mblock_high_water() || base + bytes > end || base == mblock_heap_base)
+        if (base < mblock_high_water() || base < mblock_heap_base + (pf_hi << MBLOCK_SHIFT) ||
+            base + bytes > end || base == mblock_heap_base)
             return false;
         if (base + bytes < end)
             os_release((void *)(base + bytes), end - (base + bytes));
@@ -203,13 +212,19 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
             n_free_committed--;
         else if (state[i] == MB_FREE_DECOMMITTED)
             n_free_decommitted--;
+        else if (state[i] == MB_PREFAULTED) {
+            n_prefaulted--;
+            pf_stats.taken++;
+        }
         state[i] = MB_IN_USE;
     }
-    if (start + n > hw)
+    if (start + n > hw) {
+        fresh_taken += start + n - (start > hw ? start : hw);
         hw = start + n;
+    }
     n_in_use += n;
-    if (n_in_use + n_free_committed > peak_committed)
-        peak_committed = n_in_use + n_free_committed;
+    if (n_in_use + n_free_committed + n_prefaulted > peak_committed)
+        peak_committed = n_in_use + n_free_committed + n_prefaulted;
     return mb_addr(start);
 }
 
@@ -228,6 +243,17 @@ void mblock_free_group(void *mb, uint32_t n)
 uint32_t mblock_release(uint64_t keep)
 {
     uint32_t released = 0;
+    /* Megablocks populated ahead go first; not while the populate runs (it would undo it). */
+    if (n_prefaulted > 0 && !pf_busy && n_in_use + n_free_committed + n_prefaulted > keep) {
+        for (uint64_t j = hw; j < pf_hi; j++)
+            if (state[j] == MB_PREFAULTED) {
+                os_decommit(mb_addr(j), MBLOCK_SIZE, lazy_return);
+                state[j] = MB_FREE_DECOMMITTED;
+                n_free_decommitted++;
+                released++;
+            }
+        n_prefaulted = 0;
+    }
     uint64_t i = hw;
     while (i > 0 && n_in_use + n_free_committed > keep) {
         i--;
@@ -275,7 +301,93 @@ uint64_t mblock_n_in_use(void)
 }
 uint64_t mblock_n_committed(void)
 {
-    return n_in_use + n_free_committed;
+    return n_in_use + n_free_committed + n_prefaulted;
+}
+
+/*
+ * Note [Prefaulted megablocks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The first write to a page the process has never touched takes a fault
+ * and the kernel's zeroing of the page (on the VMs we measure on, up to
+ * 5x the cost of a later write). A collection that promotes into fresh
+ * megablocks pays that inside its pause: under thr -xn, where the old
+ * generation's segments are never copied back into warm blocks, the
+ * kernel's clear_page was 9-22% of bench/largeheap's samples, nearly all
+ * under scav_slots. So in the threaded way, when the nonmoving
+ * collector's thread has nothing to mark or sweep (nonmoving_mark.c asks
+ * at the end of every collection; it populates two megablocks at a time
+ * and stops as soon as a pause posts marking work, so the mark is never
+ * slowed: populating during a mark made a cycle 3x longer on largeheap,
+ * and the heap grew by what it promoted meanwhile), it populates a few
+ * megablocks above the high-water mark ahead of need:
+ *  - under sm_lock, mblock_prefault_claim commits them and marks them
+ *    MB_PREFAULTED (free, committed, not in use);
+ *  - without the lock, os_populate fills their page tables writable
+ *    without writing them, so a megablock the allocator takes meanwhile
+ *    (they are the next fresh ones, taken as any other) is safe to use:
+ *    at worst its first writes fault as before;
+ *  - mblock_prefault_done clears pf_busy; mblock_release gives prefaulted
+ *    megablocks back first when the heap shrinks, never during a populate.
+ * How many: twice what was taken fresh since the last collection ended,
+ * at most an eighth of the megablocks in use and at most
+ * MBLOCK_PREFAULT_MAX: memory the heap is about to use anyway, counted as
+ * committed (and in the peak) from the moment it is claimed.
+ */
+uint32_t mblock_prefault_want(void)
+{
+    uint64_t d = fresh_taken - fresh_seen;
+    fresh_seen = fresh_taken;
+    if (pf_unsupported || pf_busy)
+        return 0;
+    uint64_t target = 2 * d;
+    if (target > n_in_use / 8)
+        target = n_in_use / 8;
+    if (target > MBLOCK_PREFAULT_MAX)
+        target = MBLOCK_PREFAULT_MAX;
+    return target > n_prefaulted ? (uint32_t)(target - n_prefaulted) : 0;
+}
+
+uint32_t mblock_prefault_claim(uint32_t n, void **base)
+{
+    if (pf_unsupported || pf_busy || n == 0)
+        return 0;
+    uint64_t lo = pf_hi > hw ? pf_hi : hw;
+    if (lo >= n_mblocks)
+        return 0;
+    if (n > n_mblocks - lo)
+        n = (uint32_t)(n_mblocks - lo);
+    for (uint64_t i = lo; i < lo + n; i++)
+        if (state[i] == MB_IN_USE || state[i] == MB_FREE)
+            return 0; /* above hw every megablock is free: never happens */
+    if (!commit_range(lo, n))
+        return 0;
+    for (uint64_t i = lo; i < lo + n; i++) {
+        if (state[i] == MB_FREE_DECOMMITTED)
+            n_free_decommitted--;
+        state[i] = MB_PREFAULTED;
+    }
+    n_prefaulted += n;
+    pf_hi = lo + n;
+    if (n_in_use + n_free_committed + n_prefaulted > peak_committed)
+        peak_committed = n_in_use + n_free_committed + n_prefaulted;
+    pf_stats.claimed += n;
+    pf_busy = true;
+    *base = mb_addr(lo);
+    return n;
+}
+
+void mblock_prefault_done(bool populated)
+{
+    pf_busy = false;
+    if (!populated)
+        pf_unsupported = true; /* the OS cannot: the claimed ones stay committed, as free ones */
+}
+
+MBlockPrefaultStats mblock_prefault_stats(void)
+{
+    MBlockPrefaultStats st = pf_stats;
+    st.ahead = n_prefaulted;
+    return st;
 }
 uint64_t mblock_peak_committed(void)
 {

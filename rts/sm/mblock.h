@@ -8,9 +8,10 @@
  *
  * Invariants:
  *  - every megablock of the reservation is in exactly one state: never used,
- *    in use (owned by the block allocator), free and committed, or free and
- *    decommitted (its pages given back to the OS);
- *  - mblock_n_in_use() + free committed = mblock_n_committed().
+ *    in use (owned by the block allocator), free and committed, free and
+ *    decommitted (its pages given back to the OS), or prefaulted (free,
+ *    committed, above the high-water mark: Note [Prefaulted megablocks]);
+ *  - mblock_n_in_use() + free committed + prefaulted = mblock_n_committed().
  * Callers hold the storage-manager lock (sm_lock); see sm/storage.h.
  */
 #ifndef RTS_SM_MBLOCK_H
@@ -86,6 +87,25 @@ void mblock_unclaim_fixed(void);
 
 uint64_t mblock_n_in_use(void);
 uint64_t mblock_n_committed(void);
+
+/*
+ * Populating fresh megablocks ahead of need, off the pauses (the threaded
+ * way's nonmoving thread): Note [Prefaulted megablocks] in mblock.c. Under
+ * sm_lock: _want, at a collection's end, says how many more to populate;
+ * _claim commits up to n above the high-water mark (0 if none, or one is
+ * in progress) and gives their start; the caller populates them without
+ * the lock (os_populate), then calls _done.
+ */
+#define MBLOCK_PREFAULT_MAX 64
+typedef struct {
+    uint64_t claimed; /* megablocks claimed to populate, ever */
+    uint64_t taken;   /* of those, taken by the allocator */
+    uint64_t ahead;   /* claimed and not taken yet */
+} MBlockPrefaultStats;
+uint32_t mblock_prefault_want(void);
+uint32_t mblock_prefault_claim(uint32_t n, void **base);
+void mblock_prefault_done(bool populated);
+MBlockPrefaultStats mblock_prefault_stats(void);
 uint64_t mblock_peak_committed(void);
 
 #endif /* RTS_SM_MBLOCK_H */

@@ -156,6 +156,9 @@ uint64_t nm_cycles(void);    /* concurrent cycles completed */
 void nm_pause_mark_thread(void);
 void nm_stop_mark_thread(void);
 void nm_resume_mark_thread(void);
+/* After a collection (not the exit's): the thread populates the megablocks the heap is about to
+ * take fresh, off the pauses (Note [Prefaulted megablocks] in mblock.c). */
+void nm_ask_prefault(void);
 /* The mark had run dry when this pause began (the capabilities' unflushed remembered sets
  * aside, which the final pause marks itself): the FINAL may run. */
 bool nm_nothing_left(void);

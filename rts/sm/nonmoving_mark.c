@@ -125,10 +125,12 @@
 #include "flags/flags.h"
 #include "hooks.h"
 #include "messages.h"
+#include "os/os_mem.h"
 #include "os/os_time.h"
 #include "sm/barrier_sink.h"
 #include "sm/block_alloc.h"
 #include "sm/evac.h"
+#include "sm/mblock.h"
 #include "sm/nonmoving.h"
 #include "sm/policy.h"
 #include "sm/ptrset.h"
@@ -170,7 +172,7 @@ static pthread_mutex_t mark_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ctl_cond = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t dry_cond = PTHREAD_COND_INITIALIZER; /* the mark thread ran dry */
-static bool work_posted, stopping;                         /* guarded by ctl_lock */
+static bool work_posted, stopping; /* written under ctl_lock; prefault() polls work_posted */
 static bool thread_started;
 static pthread_t mark_thread;
 static bool paused; /* the collector holds mark_lock */
@@ -771,7 +773,7 @@ static bool dry = true;
 static void post_work(void)
 {
     pthread_mutex_lock(&ctl_lock);
-    work_posted = true;
+    __atomic_store_n(&work_posted, true, __ATOMIC_RELAXED);
     __atomic_store_n(&dry, false, __ATOMIC_RELEASE);
     pthread_cond_signal(&ctl_cond);
     pthread_mutex_unlock(&ctl_lock);
@@ -912,6 +914,46 @@ static bool mark_batch(void)
     return more;
 }
 
+/*
+ * Megablocks to populate ahead of the heap's growth (Note [Prefaulted
+ * megablocks] in mblock.c), asked for at the end of each collection; the
+ * thread does it between two batches. Returns the time it took.
+ */
+static uint32_t prefault_want;
+
+#define PREFAULT_STEP 2 /* megablocks at a time: marking waits at most that long */
+
+static int64_t prefault(void)
+{
+    int64_t t0 = os_time_monotonic_ns();
+    /* Until done, or the pause that just ended gave the mark work (it goes first). */
+    while (!__atomic_load_n(&work_posted, __ATOMIC_RELAXED) &&
+           !__atomic_load_n(&stopping, __ATOMIC_RELAXED)) {
+        uint32_t n = __atomic_load_n(&prefault_want, __ATOMIC_ACQUIRE), step = 0;
+        do {
+            if (n == 0)
+                break;
+            step = n < PREFAULT_STEP ? n : PREFAULT_STEP;
+        } while (!__atomic_compare_exchange_n(&prefault_want, &n, n - step, true, __ATOMIC_ACQ_REL,
+                                              __ATOMIC_ACQUIRE));
+        if (n == 0)
+            break;
+        void *base = NULL;
+        sm_lock();
+        uint32_t got = mblock_prefault_claim(step, &base);
+        sm_unlock();
+        if (!got)
+            break;
+        bool ok = os_populate(base, (size_t)got << MBLOCK_SHIFT);
+        sm_lock();
+        mblock_prefault_done(ok);
+        sm_unlock();
+        if (!ok)
+            break;
+    }
+    return os_time_monotonic_ns() - t0;
+}
+
 static bool test_hold; /* nm_test_hold_mark (atomic) */
 
 void nm_test_hold_mark(bool hold)
@@ -928,9 +970,9 @@ static void *mark_main(void *arg)
             pthread_cond_wait(&ctl_cond, &ctl_lock);
         if (stopping)
             break;
-        work_posted = false;
+        __atomic_store_n(&work_posted, false, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&ctl_lock);
-        int64_t t0 = os_time_monotonic_ns();
+        int64_t t0 = os_time_monotonic_ns(), prefault_ns = 0;
         for (bool more = true; more && !__atomic_load_n(&stopping, __ATOMIC_RELAXED);) {
             if (RTS_UNLIKELY(__atomic_load_n(&test_hold, __ATOMIC_ACQUIRE))) {
                 struct timespec ts = {0, 200000};
@@ -946,7 +988,11 @@ static void *mark_main(void *arg)
                 more = nm_sweeping() && nm_sweep_batch();
             }
         }
-        __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0, __ATOMIC_RELAXED);
+        /* Nothing to mark or sweep: now is the time to populate. */
+        if (!nm_cycle_running() && !nm_sweeping())
+            prefault_ns += prefault();
+        __atomic_fetch_add(&cycle_mark_elapsed_ns, os_time_monotonic_ns() - t0 - prefault_ns,
+                           __ATOMIC_RELAXED);
         pthread_mutex_lock(&ctl_lock);
         if (!work_posted) {
             __atomic_store_n(&dry, true, __ATOMIC_RELEASE);
@@ -1045,6 +1091,26 @@ void nm_stop_mark_thread(void)
         return;
     pthread_mutex_lock(&mark_lock);
     paused = true;
+}
+
+/*
+ * At the end of a collection: populate what the heap is about to take
+ * fresh (Note [Prefaulted megablocks]). Posted without clearing `dry`: it
+ * is not marking work, and must not put off a final pause.
+ */
+void nm_ask_prefault(void)
+{
+    sm_lock();
+    uint32_t want = mblock_prefault_want();
+    sm_unlock();
+    if (want == 0)
+        return;
+    __atomic_store_n(&prefault_want, want, __ATOMIC_RELEASE);
+    start_thread();
+    pthread_mutex_lock(&ctl_lock);
+    __atomic_store_n(&work_posted, true, __ATOMIC_RELAXED);
+    pthread_cond_signal(&ctl_cond);
+    pthread_mutex_unlock(&ctl_lock);
 }
 
 void nm_resume_mark_thread(void)

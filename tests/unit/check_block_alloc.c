@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flags/flags.h"
+#include "os/os_mem.h"
 #include "sm/block_alloc.h"
 #include "sm/mblock.h"
 #include "test_util.h"
@@ -257,6 +258,53 @@ START_TEST(release_decommits_free_megablocks)
 }
 END_TEST
 
+/*
+ * Note [Prefaulted megablocks]: claimed megablocks sit above the high-water
+ * mark, count as committed, are the next fresh ones the allocator hands out,
+ * and go first when memory is released.
+ */
+START_TEST(prefaulted_megablocks_come_first)
+{
+    void *used = mblock_alloc_group(64, 0);
+    ck_assert_ptr_nonnull(used);
+    /* 64 taken fresh: twice that, at most an eighth of those in use. */
+    ck_assert_uint_eq(mblock_prefault_want(), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(), 0); /* nothing fresh since */
+    uintptr_t top = mblock_high_water();
+    uint64_t committed = mblock_n_committed();
+    void *base = NULL;
+    ck_assert_uint_eq(mblock_prefault_claim(4, &base), 4);
+    ck_assert_ptr_eq(base, (void *)top);
+    ck_assert_uint_eq(mblock_prefault_claim(4, &base), 0); /* one populate at a time */
+    mblock_prefault_done(os_populate(base, (size_t)4 << MBLOCK_SHIFT) || true);
+    ck_assert_uint_eq(mblock_n_committed(), committed + 4);
+    ck_assert_uint_eq(mblock_n_in_use(), 64);
+    ck_assert_uint_eq(mblock_high_water(), top);
+    ck_assert_uint_eq(mblock_prefault_stats().ahead, 4);
+    /* The next fresh megablocks are the prefaulted ones. */
+    void *more = mblock_alloc_group(16, 0);
+    mblock_free_group(more, 16);
+    ck_assert_uint_eq(mblock_prefault_stats().ahead, 0);
+    ck_assert_uint_eq(mblock_prefault_want(), 64 / 8); /* 16 fresh: 32, capped */
+    ck_assert_ptr_eq(more, base);
+    ck_assert_uint_eq(mblock_prefault_stats().taken, 4);
+    /* Released before anything else. */
+    ck_assert_uint_eq(mblock_prefault_claim(2, &base), 2);
+    mblock_prefault_done(true);
+    memset(base, 7, 64); /* usable once taken: same mapping */
+    uint64_t before = mblock_n_committed();
+    ck_assert_uint_eq(mblock_release(before - 1), 2);
+    ck_assert_uint_eq(mblock_prefault_stats().ahead, 0);
+    ck_assert_uint_eq(mblock_n_committed(), before - 2);
+    /* 18 do not fit the 16 freed below the high-water mark: they start at the 2 released. */
+    void *again = mblock_alloc_group(18, 0);
+    ck_assert_ptr_eq(again, base);
+    memset(again, 1, 2 * MBLOCK_SIZE);
+    mblock_free_group(again, 18);
+    mblock_free_group(used, 64);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("block_alloc");
@@ -271,6 +319,7 @@ static Suite *suite(void)
     tcase_add_test(tc, freed_blocks_are_poisoned_or_zeroed);
 #endif
     tcase_add_test(tc, release_decommits_free_megablocks);
+    tcase_add_test(tc, prefaulted_megablocks_come_first);
     tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
     suite_add_tcase(s, tc);
     return s;

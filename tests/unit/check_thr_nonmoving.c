@@ -32,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "sm/mblock.h"
 #include "sm/nonmoving.h"
 #include "sm/storage.h"
 #include "evac_sparse.h"
@@ -669,6 +671,53 @@ START_TEST(stack_popped_mark_held_a8k)
 }
 END_TEST
 
+/*
+ * Note [Prefaulted megablocks] in rts/sm/mblock.c: while the heap grows,
+ * the nonmoving thread populates fresh megablocks between collections and
+ * the allocator takes them; what was promoted into them stays intact.
+ */
+START_TEST(prefaulted_megablocks_used)
+{
+    test_start_rts("check_thr_nonmoving", "-xn -N1", 1);
+    ck_assert(nm_concurrent());
+    Capability *cap = rts_lock();
+    HsStablePtr head = getStablePtr((StgPtr)rts_new_array(cap, 1, NULL));
+    uint64_t n = 0, sum = 0;
+    MBlockPrefaultStats st = {0};
+    for (int round = 0; round < 2000 && st.taken == 0; round++) {
+        StgClosure **r = rts_push_roots(cap, 1);
+        r[0] = ((StgMutArrPtrs *)deRefStablePtr(head))->payload[0];
+        for (int i = 0; i < 20000; i++, n++) {
+            StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+            c->info = &cell_info;
+            c->payload[0] = r[0];
+            ((StgWord *)c->payload)[1] = n;
+            sum += n * 2654435761u;
+            r[0] = TAG_CLOSURE(1, c);
+        }
+        rts_write_array(cap, (StgMutArrPtrs *)deRefStablePtr(head), 0, r[0]);
+        rts_pop_roots(cap, r);
+        performGC();
+        struct timespec ts = {0, 2000000}; /* the thread populates between collections */
+        nanosleep(&ts, NULL);
+        sm_lock();
+        st = mblock_prefault_stats();
+        sm_unlock();
+    }
+    ck_assert_msg(st.taken > 0 && st.claimed >= st.taken,
+                  "no prefaulted megablock was taken (%llu claimed)",
+                  (unsigned long long)st.claimed);
+    performMajorGC();
+    ListSum s;
+    list_sum(((StgMutArrPtrs *)deRefStablePtr(head))->payload[0], &s);
+    ck_assert_uint_eq(s.len, n);
+    ck_assert_uint_eq(s.sum, sum);
+    freeStablePtr(head);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("thr_nonmoving");
@@ -681,6 +730,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stack_popped_mark_held);
     tcase_add_test(tc, stack_popped_mark_racing);
     tcase_add_test(tc, stack_popped_mark_held_a8k);
+    tcase_add_test(tc, prefaulted_megablocks_used);
     suite_add_tcase(s, tc);
     return s;
 }
