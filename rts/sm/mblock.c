@@ -356,9 +356,6 @@ uint32_t mblock_prefault_claim(uint32_t n, void **base)
         return 0;
     if (n > n_mblocks - lo)
         n = (uint32_t)(n_mblocks - lo);
-    for (uint64_t i = lo; i < lo + n; i++)
-        if (state[i] == MB_IN_USE || state[i] == MB_FREE)
-            return 0; /* above hw every megablock is free: never happens */
     if (!commit_range(lo, n))
         return 0;
     for (uint64_t i = lo; i < lo + n; i++) {

@@ -11,7 +11,10 @@
  *    in use (owned by the block allocator), free and committed, free and
  *    decommitted (its pages given back to the OS), or prefaulted (free,
  *    committed, above the high-water mark: Note [Prefaulted megablocks]);
- *  - mblock_n_in_use() + free committed + prefaulted = mblock_n_committed().
+ *  - mblock_n_in_use() + free committed + prefaulted = mblock_n_committed();
+ *  - above the high-water mark no megablock is in use or free and committed
+ *    (only never used, prefaulted, or decommitted prefaulted ones), so a
+ *    prefault claim there never takes a megablock someone owns.
  * Callers hold the storage-manager lock (sm_lock); see sm/storage.h.
  */
 #ifndef RTS_SM_MBLOCK_H

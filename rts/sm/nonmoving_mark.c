@@ -770,13 +770,21 @@ static void flush_cap(uint32_t c)
 /* The mark thread has nothing to do: set by it before it sleeps, cleared by post_work (atomic). */
 static bool dry = true;
 
-static void post_work(void)
+/* Wake the thread. Marking work clears `dry`; a prefault request must not (it would put off a
+ * final pause). */
+static void post(bool marking)
 {
     pthread_mutex_lock(&ctl_lock);
     __atomic_store_n(&work_posted, true, __ATOMIC_RELAXED);
-    __atomic_store_n(&dry, false, __ATOMIC_RELEASE);
+    if (marking)
+        __atomic_store_n(&dry, false, __ATOMIC_RELEASE);
     pthread_cond_signal(&ctl_cond);
     pthread_mutex_unlock(&ctl_lock);
+}
+
+static void post_work(void)
+{
+    post(true);
 }
 
 /* A sink installed before the cycle began (a test's): it gets every value too, and is put back. */
@@ -917,7 +925,7 @@ static bool mark_batch(void)
 /*
  * Megablocks to populate ahead of the heap's growth (Note [Prefaulted
  * megablocks] in mblock.c), asked for at the end of each collection; the
- * thread does it between two batches. Returns the time it took.
+ * thread does it when it has nothing to mark or sweep. Returns the time it took.
  */
 static uint32_t prefault_want;
 
@@ -1056,6 +1064,7 @@ void nm_mark_exit(void)
     free(redirects);
     redirects = NULL;
     n_redirects = redirects_cap = 0;
+    __atomic_store_n(&prefault_want, 0, __ATOMIC_RELAXED); /* for the next runtime's heap */
     ptrset_free(&cand_large);
     ptrset_free(&marked_large);
     blocks_at_start = growth_blocks = 0;
@@ -1107,10 +1116,7 @@ void nm_ask_prefault(void)
         return;
     __atomic_store_n(&prefault_want, want, __ATOMIC_RELEASE);
     start_thread();
-    pthread_mutex_lock(&ctl_lock);
-    __atomic_store_n(&work_posted, true, __ATOMIC_RELAXED);
-    pthread_cond_signal(&ctl_cond);
-    pthread_mutex_unlock(&ctl_lock);
+    post(false);
 }
 
 void nm_resume_mark_thread(void)
