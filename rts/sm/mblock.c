@@ -331,9 +331,19 @@ uint64_t mblock_n_committed(void)
  * How many: twice what was taken fresh since the last collection ended,
  * at most an eighth of the megablocks in use and at most
  * MBLOCK_PREFAULT_MAX: memory the heap is about to use anyway, counted as
- * committed (and in the peak) from the moment it is claimed.
+ * committed (and in the peak) from the moment it is claimed. Or more, if
+ * the caller expects more (at most a quarter of those in use and
+ * MBLOCK_PREFAULT_EXPECT_MAX): between nonmoving cycles, what the next
+ * cycle will take fresh if it grows the heap as the last one did, since
+ * the mark thread populates nothing while it marks, and on largeheap each
+ * minor collection during a cycle took about a thousand first-touch faults.
+ * A claim maps MBLOCK_COMMIT_AHEAD megablocks at once (those beyond the
+ * claim become free ones with no pages: mapped, not counted committed), so
+ * neither the next claims nor the allocator reaching them call mmap, which
+ * takes the process's address-space lock while sm_lock is held: a
+ * promoting collection waited on sm_lock about once per collection.
  */
-uint32_t mblock_prefault_want(void)
+uint32_t mblock_prefault_want(uint64_t expect)
 {
     uint64_t d = fresh_taken - fresh_seen;
     fresh_seen = fresh_taken;
@@ -344,6 +354,12 @@ uint32_t mblock_prefault_want(void)
         target = n_in_use / 8;
     if (target > MBLOCK_PREFAULT_MAX)
         target = MBLOCK_PREFAULT_MAX;
+    if (expect > n_in_use / 4)
+        expect = n_in_use / 4;
+    if (expect > MBLOCK_PREFAULT_EXPECT_MAX)
+        expect = MBLOCK_PREFAULT_EXPECT_MAX;
+    if (expect > target)
+        target = expect;
     return target > n_prefaulted ? (uint32_t)(target - n_prefaulted) : 0;
 }
 
@@ -356,8 +372,33 @@ uint32_t mblock_prefault_claim(uint32_t n, void **base)
         return 0;
     if (n > n_mblocks - lo)
         n = (uint32_t)(n_mblocks - lo);
-    if (!commit_range(lo, n))
+    /*
+     * Map MBLOCK_COMMIT_AHEAD megablocks at once, the rest as free ones
+     * with no pages (mapped, not counted committed): the next claims, and
+     * the allocator when it reaches them, need no mmap, which took the
+     * process's address-space lock while sm_lock was held (a promoting
+     * collection then waited for both).
+     */
+    uint64_t ahead = lo + MBLOCK_COMMIT_AHEAD;
+    if (ahead > n_mblocks)
+        ahead = n_mblocks;
+    if (ahead < lo + n)
+        ahead = lo + n;
+    if (state[lo + n - 1] == MB_NEVER) {
+        if (!commit_range(lo, ahead - lo)) {
+            /* The OS refused the larger mapping: the claim alone, or nothing. */
+            if (ahead == lo + n || !commit_range(lo, n))
+                return 0;
+            ahead = lo + n;
+        }
+        for (uint64_t i = lo + n; i < ahead; i++)
+            if (state[i] == MB_NEVER) {
+                state[i] = MB_FREE_DECOMMITTED;
+                n_free_decommitted++;
+            }
+    } else if (!commit_range(lo, n)) {
         return 0;
+    }
     for (uint64_t i = lo; i < lo + n; i++) {
         if (state[i] == MB_FREE_DECOMMITTED)
             n_free_decommitted--;

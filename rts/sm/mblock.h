@@ -13,7 +13,8 @@
  *    committed, above the high-water mark: Note [Prefaulted megablocks]);
  *  - mblock_n_in_use() + free committed + prefaulted = mblock_n_committed();
  *  - above the high-water mark no megablock is in use or free and committed
- *    (only never used, prefaulted, or decommitted prefaulted ones), so a
+ *    (only never used, prefaulted, or decommitted ones: released
+ *    prefaulted ones, or mapped ahead by a claim), so a
  *    prefault claim there never takes a megablock someone owns.
  * Callers hold the storage-manager lock (sm_lock); see sm/storage.h.
  */
@@ -94,18 +95,21 @@ uint64_t mblock_n_committed(void);
 /*
  * Populating fresh megablocks ahead of need, off the pauses (the threaded
  * way's nonmoving thread): Note [Prefaulted megablocks] in mblock.c. Under
- * sm_lock: _want, at a collection's end, says how many more to populate;
+ * sm_lock: _want, at a collection's end, says how many more to populate
+ * (`expect`: how many the caller expects the heap to take soon, or 0);
  * _claim commits up to n above the high-water mark (0 if none, or one is
  * in progress) and gives their start; the caller populates them without
  * the lock (os_populate), then calls _done.
  */
-#define MBLOCK_PREFAULT_MAX 64
+#define MBLOCK_PREFAULT_MAX        64
+#define MBLOCK_PREFAULT_EXPECT_MAX 256 /* megablocks the caller may expect the heap to take */
+#define MBLOCK_COMMIT_AHEAD        32  /* megablocks a claim maps at once */
 typedef struct {
     uint64_t claimed; /* megablocks claimed to populate, ever */
     uint64_t taken;   /* of those, taken by the allocator */
     uint64_t ahead;   /* claimed and not taken yet */
 } MBlockPrefaultStats;
-uint32_t mblock_prefault_want(void);
+uint32_t mblock_prefault_want(uint64_t expect);
 uint32_t mblock_prefault_claim(uint32_t n, void **base);
 void mblock_prefault_done(bool populated);
 MBlockPrefaultStats mblock_prefault_stats(void);

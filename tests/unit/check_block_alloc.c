@@ -268,8 +268,8 @@ START_TEST(prefaulted_megablocks_come_first)
     void *used = mblock_alloc_group(64, 0);
     ck_assert_ptr_nonnull(used);
     /* 64 taken fresh: twice that, at most an eighth of those in use. */
-    ck_assert_uint_eq(mblock_prefault_want(), 64 / 8);
-    ck_assert_uint_eq(mblock_prefault_want(), 0); /* nothing fresh since */
+    ck_assert_uint_eq(mblock_prefault_want(0), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(0), 0); /* nothing fresh since */
     uintptr_t top = mblock_high_water();
     uint64_t committed = mblock_n_committed();
     void *base = NULL;
@@ -285,7 +285,7 @@ START_TEST(prefaulted_megablocks_come_first)
     void *more = mblock_alloc_group(16, 0);
     mblock_free_group(more, 16);
     ck_assert_uint_eq(mblock_prefault_stats().ahead, 0);
-    ck_assert_uint_eq(mblock_prefault_want(), 64 / 8); /* 16 fresh: 32, capped */
+    ck_assert_uint_eq(mblock_prefault_want(0), 64 / 8); /* 16 fresh: 32, capped */
     ck_assert_ptr_eq(more, base);
     ck_assert_uint_eq(mblock_prefault_stats().taken, 4);
     /* Released before anything else. */
@@ -305,6 +305,45 @@ START_TEST(prefaulted_megablocks_come_first)
 }
 END_TEST
 
+/*
+ * A caller's expectation raises the request (up to a quarter of the
+ * megablocks in use); a claim maps MBLOCK_COMMIT_AHEAD megablocks at once,
+ * so the next claims and the allocator reaching them call the OS for
+ * nothing (here, every OS commit after the first claim is made to fail),
+ * and what is mapped ahead is not counted committed.
+ */
+START_TEST(prefault_expectation_and_commit_ahead)
+{
+    void *used = mblock_alloc_group(64, 0);
+    ck_assert_ptr_nonnull(used);
+    ck_assert_uint_eq(mblock_prefault_want(0), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(0), 0);     /* nothing fresh since */
+    ck_assert_uint_eq(mblock_prefault_want(10), 10);   /* expected */
+    ck_assert_uint_eq(mblock_prefault_want(1000), 16); /* at most a quarter of 64 */
+    uint64_t committed = mblock_n_committed();
+    void *base = NULL;
+    ck_assert_uint_eq(mblock_prefault_claim(2, &base), 2);
+    mblock_prefault_done(true);
+    ck_assert_uint_eq(mblock_n_committed(), committed + 2);
+    setenv("HSRTS_FAIL_OS_ALLOC", "1", 1);
+    os_mem_init_fault_injection();
+    void *next = NULL;
+    ck_assert_uint_eq(mblock_prefault_claim(2, &next), 2);
+    mblock_prefault_done(true);
+    ck_assert_ptr_eq(next, (char *)base + 2 * MBLOCK_SIZE);
+    ck_assert_uint_eq(mblock_n_committed(), committed + 4);
+    /* Past the prefaulted ones, into what the first claim mapped ahead. */
+    void *fresh = mblock_alloc_group(8, 0);
+    ck_assert_ptr_eq(fresh, base);
+    memset((char *)fresh + 7 * MBLOCK_SIZE, 3, MBLOCK_SIZE);
+    ck_assert_uint_eq(mblock_n_committed(), committed + 8);
+    unsetenv("HSRTS_FAIL_OS_ALLOC");
+    os_mem_init_fault_injection();
+    mblock_free_group(fresh, 8);
+    mblock_free_group(used, 64);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("block_alloc");
@@ -320,6 +359,7 @@ static Suite *suite(void)
 #endif
     tcase_add_test(tc, release_decommits_free_megablocks);
     tcase_add_test(tc, prefaulted_megablocks_come_first);
+    tcase_add_test(tc, prefault_expectation_and_commit_ahead);
     tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
     suite_add_tcase(s, tc);
     return s;
