@@ -334,7 +334,7 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
                     NmPause want)
 {
     int64_t pause_t0 = os_time_monotonic_ns();
-    int64_t pause_cpu0 = os_time_process_cpu_ns() - nm_mark_thread_cpu_ns();
+    int64_t pause_cpu0 = os_time_thread_cpu_ns(); /* the final pause's CPU (as stats.c) */
     stats_gc_start();
     if (rts_flags.gc.ring_bell) {
         fputc('\a', stderr);
@@ -483,8 +483,7 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
     if (pause == NM_PAUSE_FINAL) {
         int64_t mark_cpu, mark_elapsed, cycle_elapsed;
         nm_cycle_times(&mark_cpu, &mark_elapsed, &cycle_elapsed);
-        stats_nonmoving_cycle(mark_cpu, cycle_elapsed,
-                              os_time_process_cpu_ns() - nm_mark_thread_cpu_ns() - pause_cpu0,
+        stats_nonmoving_cycle(mark_cpu, cycle_elapsed, os_time_thread_cpu_ns() - pause_cpu0,
                               os_time_monotonic_ns() - pause_t0);
     }
 }
