@@ -33,6 +33,7 @@ static uint64_t hw;        /* megablocks [0, hw) have been used at some time */
 static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
 /* Note [Prefaulted megablocks]: [hw, pf_hi) may hold some; fresh_taken counts from above hw. */
 static uint64_t n_prefaulted, pf_hi, fresh_taken, fresh_seen;
+static uint64_t mapped_hi; /* the top of what claims mapped ahead (>= pf_hi) */
 static MBlockPrefaultStats pf_stats;
 static bool pf_busy, pf_unsupported;
 static bool lazy_return;
@@ -96,7 +97,7 @@ void mblock_init(void)
     if (!state)
         msg_fatal(EXIT_INTERNAL_ERROR, "out of memory for the megablock map");
     hw = n_in_use = n_free_committed = n_free_decommitted = peak_committed = 0;
-    n_prefaulted = pf_hi = fresh_taken = fresh_seen = 0;
+    n_prefaulted = pf_hi = mapped_hi = fresh_taken = fresh_seen = 0;
     pf_stats = (MBlockPrefaultStats){0};
     pf_busy = pf_unsupported = false;
     lazy_return = !rts_flags.gc.disable_delayed_os_memory_return;
@@ -120,7 +121,7 @@ bool mblock_claim_fixed(uintptr_t base, uint64_t bytes)
     uintptr_t end = mblock_heap_base + mblock_heap_size;
     if (mblock_heap_size && base < end && base + bytes > mblock_heap_base) {
         /* Inside the reservation: only its never-used top can be given up. */
-        if (base < mblock_high_water() || base < mblock_heap_base + (pf_hi << MBLOCK_SHIFT) ||
+        if (base < mblock_high_water() || base < mblock_heap_base + (mapped_hi << MBLOCK_SHIFT) ||
             base + bytes > end || base == mblock_heap_base)
             return false;
         if (base + bytes < end)
@@ -396,6 +397,8 @@ uint32_t mblock_prefault_claim(uint32_t n, void **base)
                 state[i] = MB_FREE_DECOMMITTED;
                 n_free_decommitted++;
             }
+        if (ahead > mapped_hi)
+            mapped_hi = ahead;
     } else if (!commit_range(lo, n)) {
         return 0;
     }
@@ -406,6 +409,8 @@ uint32_t mblock_prefault_claim(uint32_t n, void **base)
     }
     n_prefaulted += n;
     pf_hi = lo + n;
+    if (pf_hi > mapped_hi)
+        mapped_hi = pf_hi;
     if (n_in_use + n_free_committed + n_prefaulted > peak_committed)
         peak_committed = n_in_use + n_free_committed + n_prefaulted;
     pf_stats.claimed += n;

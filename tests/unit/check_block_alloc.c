@@ -325,6 +325,8 @@ START_TEST(prefault_expectation_and_commit_ahead)
     ck_assert_uint_eq(mblock_prefault_claim(2, &base), 2);
     mblock_prefault_done(true);
     ck_assert_uint_eq(mblock_n_committed(), committed + 2);
+    /* What is mapped ahead is not the reservation's never-used top (the symmetric heap's claim). */
+    ck_assert(!mblock_claim_fixed((uintptr_t)base + 8 * MBLOCK_SIZE, MBLOCK_SIZE));
     setenv("HSRTS_FAIL_OS_ALLOC", "1", 1);
     os_mem_init_fault_injection();
     void *next = NULL;
