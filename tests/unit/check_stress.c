@@ -10,7 +10,7 @@
  * makes weak pointers (every finalizer runs exactly once), stable pointers
  * and stable names.
  *
- * HSRTS_STRESS_ITERS scales the run (default 750 rounds per configuration
+ * HSRTS_STRESS_ITERS scales the run (default 450 rounds per configuration
  * in the debug way, 300 in the others);
  * soak the old-generation collectors with HSRTS_STRESS_ONLY="-w -A8k" or
  * "-c -A8k" (thousands of collections caused by allocation; about 4
@@ -99,15 +99,17 @@ static int iterations(void)
      * The vanilla way runs the debug way's configurations again without the
      * sanity checker (the optimised collector, checksums around each
      * collection): 300 rounds, so that make check stays within
-     * its 15 minutes; the debug way keeps 750 rounds under -DS.
+     * its 15 minutes; the debug way keeps 450 rounds under -DS.
      */
     return s ? atoi(s) : 300;
 #else
     /*
-     * 750 under -DS: the debug way is make check's longest program (9 of its
-     * 15 minutes at 1000 rounds on a slow day); check-oldgen soaks for longer.
+     * 450 under -DS: the debug way is make check's longest program (681 s of
+     * make check's 1134 s at 750 rounds on 2026-12-03's slow machine, whose
+     * page faults cost 2-3x the last one's); check-oldgen soaks the -xn
+     * configurations with 8000.
      */
-    return s ? atoi(s) : 750;
+    return s ? atoi(s) : 450;
 #endif
 }
 
