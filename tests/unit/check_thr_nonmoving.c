@@ -671,6 +671,44 @@ START_TEST(stack_popped_mark_held_a8k)
 }
 END_TEST
 
+/* Start the runtime under opts (the concurrent mark) with an empty list for grow_list. */
+static HsStablePtr start_with_list(const char *opts, Capability **cap)
+{
+    test_start_rts("check_thr_nonmoving", opts, 1);
+    ck_assert(nm_concurrent());
+    *cap = rts_lock();
+    return getStablePtr((StgPtr)rts_new_array(*cap, 1, NULL));
+}
+
+/* Push k cells onto the list in head's slot 0 (its length n and the sum of its checks grow). */
+static void grow_list(Capability *cap, HsStablePtr head, int k, uint64_t *n, uint64_t *sum)
+{
+    StgClosure **r = rts_push_roots(cap, 1);
+    r[0] = ((StgMutArrPtrs *)deRefStablePtr(head))->payload[0];
+    for (int i = 0; i < k; i++, (*n)++) {
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+        c->info = &cell_info;
+        c->payload[0] = r[0];
+        ((StgWord *)c->payload)[1] = *n;
+        *sum += *n * 2654435761u;
+        r[0] = TAG_CLOSURE(1, c);
+    }
+    rts_write_array(cap, (StgMutArrPtrs *)deRefStablePtr(head), 0, r[0]);
+    rts_pop_roots(cap, r);
+}
+
+/* The list grow_list built is whole (length and checks); then the runtime ends. */
+static void end_with_list(Capability *cap, HsStablePtr head, uint64_t n, uint64_t sum)
+{
+    ListSum ls;
+    list_sum(((StgMutArrPtrs *)deRefStablePtr(head))->payload[0], &ls);
+    ck_assert_uint_eq(ls.len, n);
+    ck_assert_uint_eq(ls.sum, sum);
+    freeStablePtr(head);
+    rts_unlock(cap);
+    hs_exit();
+}
+
 /*
  * Note [Prefaulted megablocks] in rts/sm/mblock.c: while the heap grows,
  * the nonmoving thread populates fresh megablocks between collections and
@@ -678,25 +716,12 @@ END_TEST
  */
 START_TEST(prefaulted_megablocks_used)
 {
-    test_start_rts("check_thr_nonmoving", "-xn -N1", 1);
-    ck_assert(nm_concurrent());
-    Capability *cap = rts_lock();
-    HsStablePtr head = getStablePtr((StgPtr)rts_new_array(cap, 1, NULL));
+    Capability *cap;
+    HsStablePtr head = start_with_list("-xn -N1", &cap);
     uint64_t n = 0, sum = 0;
     MBlockPrefaultStats st = {0};
     for (int round = 0; round < 2000 && st.taken == 0; round++) {
-        StgClosure **r = rts_push_roots(cap, 1);
-        r[0] = ((StgMutArrPtrs *)deRefStablePtr(head))->payload[0];
-        for (int i = 0; i < 20000; i++, n++) {
-            StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
-            c->info = &cell_info;
-            c->payload[0] = r[0];
-            ((StgWord *)c->payload)[1] = n;
-            sum += n * 2654435761u;
-            r[0] = TAG_CLOSURE(1, c);
-        }
-        rts_write_array(cap, (StgMutArrPtrs *)deRefStablePtr(head), 0, r[0]);
-        rts_pop_roots(cap, r);
+        grow_list(cap, head, 20000, &n, &sum);
         performGC();
         struct timespec ts = {0, 2000000}; /* the thread populates between collections */
         nanosleep(&ts, NULL);
@@ -708,13 +733,7 @@ START_TEST(prefaulted_megablocks_used)
                   "no prefaulted megablock was taken (%llu claimed)",
                   (unsigned long long)st.claimed);
     performMajorGC();
-    ListSum s;
-    list_sum(((StgMutArrPtrs *)deRefStablePtr(head))->payload[0], &s);
-    ck_assert_uint_eq(s.len, n);
-    ck_assert_uint_eq(s.sum, sum);
-    freeStablePtr(head);
-    rts_unlock(cap);
-    hs_exit();
+    end_with_list(cap, head, n, sum);
 }
 END_TEST
 
@@ -729,28 +748,15 @@ END_TEST
 #ifndef DEBUG
 START_TEST(pause_cpu_is_the_collectors)
 {
-    test_start_rts("check_thr_nonmoving", "-xn -N1 -A16k -T", 1);
-    ck_assert(nm_concurrent());
-    Capability *cap = rts_lock();
-    HsStablePtr head = getStablePtr((StgPtr)rts_new_array(cap, 1, NULL));
+    Capability *cap;
+    HsStablePtr head = start_with_list("-xn -N1 -A16k -T", &cap);
     uint64_t n = 0, sum = 0;
     RTSStats st;
     getRTSStats(&st);
     uint32_t gcs0 = st.gcs;
     /* A list that keeps growing: cycles one after another, the mark thread busy. */
     for (int round = 0; round < 2000 || st.gcs - gcs0 < 1500; round++) {
-        StgClosure **r = rts_push_roots(cap, 1);
-        r[0] = ((StgMutArrPtrs *)deRefStablePtr(head))->payload[0];
-        for (int i = 0; i < 2000; i++, n++) {
-            StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
-            c->info = &cell_info;
-            c->payload[0] = r[0];
-            ((StgWord *)c->payload)[1] = n;
-            sum += n * 2654435761u;
-            r[0] = TAG_CLOSURE(1, c);
-        }
-        rts_write_array(cap, (StgMutArrPtrs *)deRefStablePtr(head), 0, r[0]);
-        rts_pop_roots(cap, r);
+        grow_list(cap, head, 2000, &n, &sum);
         getRTSStats(&st);
         if (round > 20000)
             break;
@@ -764,13 +770,7 @@ START_TEST(pause_cpu_is_the_collectors)
                   st.gc_elapsed_ns / 1e9, st.gcs - gcs0);
     ck_assert_msg(st.gc_cpu_ns <= st.gc_elapsed_ns + 50000000 + st.gc_elapsed_ns / 5,
                   "GC CPU %.3f s in %.3f s elapsed", st.gc_cpu_ns / 1e9, st.gc_elapsed_ns / 1e9);
-    ListSum ls;
-    list_sum(((StgMutArrPtrs *)deRefStablePtr(head))->payload[0], &ls);
-    ck_assert_uint_eq(ls.len, n);
-    ck_assert_uint_eq(ls.sum, sum);
-    freeStablePtr(head);
-    rts_unlock(cap);
-    hs_exit();
+    end_with_list(cap, head, n, sum);
 }
 END_TEST
 #endif
