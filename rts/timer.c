@@ -14,6 +14,12 @@
  * does it once per idle spell: the next needs some activity first (a
  * capability taken by someone else), and -Iw seconds since the last one.
  * -I0 turns it off; -V0 turns the timer off, and with it idle collections.
+ *
+ * The timer also runs the collections asked for from outside a
+ * capability (gc_want in sm/gc.h: the nonmoving mark thread's final
+ * pause) when no capability is in use, at the first tick after the
+ * request: with the program quiet, no allocation would. It runs under
+ * -I0 too whenever the concurrent nonmoving collector does (-xn, threaded).
  */
 #include "timer.h"
 
@@ -26,6 +32,7 @@
 #include "messages.h"
 #include "os/os_time.h"
 #include "sm/gc.h"
+#include "sm/nonmoving.h"
 
 static pthread_t timer_thread;
 static bool running;
@@ -46,9 +53,26 @@ static bool idle_collection(uint64_t activity)
     return true;
 }
 
+/* A collection someone asked for (gc_want), if the world is idle. */
+static bool wanted_collection(uint64_t activity)
+{
+    Capability *cap = cap_lock_if_idle(activity);
+    if (cap == NULL)
+        return false; /* a capability is in use: its next nursery block runs it */
+    gc_run_wanted(cap);
+    rts_unlock(cap);
+    return true;
+}
+
+static bool idle_gc_on(void)
+{
+    return rts_flags.gc.do_idle_gc && rts_flags.gc.idle_gc_delay > 0;
+}
+
 static void *timer_main(void *arg)
 {
     (void)arg;
+    bool idle_gc = idle_gc_on();
     int64_t tick_ns = (int64_t)(rts_flags.misc.tick_interval * 1e9);
     int64_t idle_ns = (int64_t)(rts_flags.gc.idle_gc_delay * 1e9);
     int64_t every_ns = (int64_t)(rts_flags.gc.idle_gc_interval * 1e9);
@@ -77,11 +101,16 @@ static void *timer_main(void *arg)
         uint64_t activity;
         bool idle = cap_world_is_idle(&activity);
         int64_t now = os_time_monotonic_ns();
+        if (idle && gc_wanted() && wanted_collection(activity) && activity == last_activity) {
+            /* Our own turn with a capability is not activity. */
+            cap_world_is_idle(&last_activity);
+            activity = last_activity;
+        }
         if (activity != last_activity || !idle) {
             last_activity = activity;
             idle_since = now;
             done_this_spell = false;
-        } else if (!done_this_spell && now - idle_since >= idle_ns &&
+        } else if (idle_gc && !done_this_spell && now - idle_since >= idle_ns &&
                    (last_idle_gc == 0 || now - last_idle_gc >= every_ns) &&
                    idle_collection(activity)) {
             last_idle_gc = os_time_monotonic_ns();
@@ -100,8 +129,7 @@ void timer_start(void)
     running = false;
     stopping = false;
     idle_gcs = 0;
-    if (rts_flags.misc.tick_interval <= 0 || !rts_flags.gc.do_idle_gc ||
-        rts_flags.gc.idle_gc_delay <= 0)
+    if (rts_flags.misc.tick_interval <= 0 || !(idle_gc_on() || nm_concurrent()))
         return;
     int rc = pthread_create(&timer_thread, NULL, timer_main, NULL);
     if (rc != 0) {

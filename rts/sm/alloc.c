@@ -34,9 +34,11 @@ StgPtr rts_alloc_slow(Capability *cap, StgWord words)
             cap->r.hp = p + words;
             return p;
         }
-        if (nursery_next_block(cap))
+        if (nursery_next_block(cap)) {
             cap_safepoint_after_refill(cap);
-        else
+            if (RTS_UNLIKELY(gc_wanted())) /* see gc.h */
+                gc_run_wanted(cap);
+        } else
             gc_collect(cap, false, GC_REASON_HEAP_CHECK);
     }
 }

@@ -64,6 +64,7 @@ void gc_init(void)
         msg_fatal(1, "-G%u: at most %d generations are supported", n_generations,
                   GC_MAX_GENERATIONS);
     gc_count = 0;
+    __atomic_store_n(&gc_wanted_flag, false, __ATOMIC_RELAXED);
     gc_par_init();
     saved_mut_lists = hooks_calloc(n_capabilities, sizeof(bdescr **), "gc saved mut lists");
     for (uint32_t c = 0; c < n_capabilities; c++)
@@ -239,6 +240,21 @@ void gc_collect(Capability *cap, bool force_major, GcReason reason)
     gc_collect_stopped(cap, force_major, reason, sync_ns);
     cap_restart_the_world(cap);
     weak_run_pending();
+}
+
+bool gc_wanted_flag;
+
+void gc_want(void)
+{
+    __atomic_store_n(&gc_wanted_flag, true, __ATOMIC_RELEASE);
+}
+
+void gc_run_wanted(Capability *cap)
+{
+    if (!__atomic_exchange_n(&gc_wanted_flag, false, __ATOMIC_ACQ_REL))
+        return; /* someone else took it */
+    if (nm_final_due())
+        gc_collect(cap, false, GC_REASON_WANTED);
 }
 
 /*
@@ -481,9 +497,9 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
     trace_heap_census_after_gc(cap, major);
     stats_gc_end(cap, &rec);
     if (pause == NM_PAUSE_FINAL) {
-        int64_t mark_cpu, mark_elapsed, cycle_elapsed;
-        nm_cycle_times(&mark_cpu, &mark_elapsed, &cycle_elapsed);
-        stats_nonmoving_cycle(mark_cpu, cycle_elapsed, os_time_thread_cpu_ns() - pause_cpu0,
+        int64_t mark_cpu, mark_elapsed;
+        nm_cycle_times(&mark_cpu, &mark_elapsed);
+        stats_nonmoving_cycle(mark_cpu, mark_elapsed, os_time_thread_cpu_ns() - pause_cpu0,
                               os_time_monotonic_ns() - pause_t0);
     }
 }

@@ -162,6 +162,9 @@ void nm_ask_prefault(void);
 /* The mark had run dry when this pause began (the capabilities' unflushed remembered sets
  * aside, which the final pause marks itself): the FINAL may run. */
 bool nm_nothing_left(void);
+/* Now (any thread): a cycle is running and its mark has run dry, so a collection would be its
+ * final pause (Note [Asking for the final pause] in nonmoving_mark.c). */
+bool nm_final_due(void);
 /*
  * Wait until the running cycle's mark thread has nothing left (the caller
  * holds no capability): the exit's collection is then a short final pause.
@@ -188,8 +191,10 @@ void nm_stack_before_run(Capability *cap, StgStack *s);
 void nm_test_hold_mark(bool hold);
 /* Blocks the generation gained between the last cycle's start and final pauses (heap sizing). */
 StgWord nm_cycle_growth_blocks(void);
-/* This cycle so far: the mark thread's CPU and busy time, and the time since the START. */
-void nm_cycle_times(int64_t *mark_cpu_ns, int64_t *mark_elapsed_ns, int64_t *cycle_elapsed_ns);
+/* At a FINAL pause: the nonmoving thread's CPU and time since the last one (nm_cycle_times). */
+void nm_cycle_times(int64_t *cpu_ns, int64_t *elapsed_ns);
+/* The same for the window still open (getRTSStats, -s): since the last FINAL, changing nothing. */
+void nm_unfinished_times(int64_t *cpu_ns, int64_t *elapsed_ns);
 /* The CPU time the mark thread has used (the statistics leave it out of the pauses'). */
 int64_t nm_mark_thread_cpu_ns(void);
 /* Shut-down: stop the mark thread, free its state. */

@@ -134,6 +134,20 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
+/*
+ * Completed cycles are in `stats`; the nonmoving thread's work since the
+ * last FINAL is added on reading, to CPU and elapsed alike (nm_cycle_times).
+ */
+static void add_unfinished_nonmoving(RTSStats *s)
+{
+    if (!rts_flags.gc.nonmoving)
+        return;
+    int64_t cpu, elapsed;
+    nm_unfinished_times(&cpu, &elapsed);
+    s->nonmoving_gc_cpu_ns += cpu;
+    s->nonmoving_gc_elapsed_ns += elapsed;
+}
+
 void stats_nonmoving_cycle(int64_t mark_cpu_ns, int64_t mark_elapsed_ns, int64_t sync_cpu_ns,
                            int64_t sync_elapsed_ns)
 {
@@ -266,9 +280,8 @@ void stats_summarise(StatsSummary *sum)
     Time ex_start_cpu = in_exit ? exit_start_cpu : end_cpu;
     Time ex_start_elapsed = in_exit ? exit_start_elapsed : end_elapsed;
     Time ex_gc_cpu = exit_gc_cpu, ex_gc_elapsed = exit_gc_elapsed;
-    /* All the mark thread's CPU, the sweeps after the last cycle's end included. */
-    if (rts_flags.gc.nonmoving)
-        s->nonmoving_gc_cpu_ns = nm_mark_thread_cpu_ns();
+    /* All the mark thread's work, the sweeps after the last cycle's end included. */
+    add_unfinished_nonmoving(s);
     if (in_gc && !exit_done) {
         Time cut_cpu = now_gc_cpu() - gc_start_cpu, cut_elapsed = now_e - gc_start_elapsed;
         s->gc_cpu_ns += cut_cpu;
@@ -389,8 +402,7 @@ void getRTSStats(RTSStats *s)
     *s = stats;
     s->cpu_ns = now_cpu() - init_end_cpu;
     s->elapsed_ns = now_elapsed() - init_end_elapsed;
-    if (rts_flags.gc.nonmoving)
-        s->nonmoving_gc_cpu_ns = nm_mark_thread_cpu_ns();
+    add_unfinished_nonmoving(s);
     s->mutator_cpu_ns = s->cpu_ns - s->gc_cpu_ns - s->nonmoving_gc_cpu_ns;
     s->mutator_elapsed_ns = s->elapsed_ns - s->gc_elapsed_ns;
 }

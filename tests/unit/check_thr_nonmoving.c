@@ -473,6 +473,8 @@ START_TEST(weaks_names_cafs)
                 rts_write_array(cap, (StgMutArrPtrs *)r[1], (StgWord)i, NULL);
         }
     uint64_t c0 = nm_cycles();
+    /* Held, the mark does not run dry and ask for its final pause during the loop. */
+    nm_test_hold_mark(true);
     nm_request_cycle();
     performGC(); /* START */
     ck_assert(nm_cycle_running());
@@ -489,6 +491,8 @@ START_TEST(weaks_names_cafs)
         }
         busy(&t);
     }
+    ck_assert_msg(nm_cycle_running(), "the cycle ended while its mark was held");
+    nm_test_hold_mark(false);
     performGC();
     performGC();
     while (nm_cycles() == c0) {
@@ -738,6 +742,69 @@ START_TEST(prefaulted_megablocks_used)
 END_TEST
 
 /*
+ * Note [Asking for the final pause] in rts/sm/nonmoving_mark.c: a cycle
+ * whose mark has run dry ends without waiting for the allocation area to
+ * fill. Started with a heap to mark, then either (quiet) the program lets
+ * go of its capability and sleeps, with -I0 so no idle collection comes:
+ * the timer thread runs the final pause; or (allocating) it keeps its
+ * capability and allocates a little at a time, far less than the 64 MB
+ * allocation area, so no heap check collects: its own nursery refills run
+ * it. Either way the cycle must end, its sweep finish and the barrier go
+ * off within seconds; before, the first waited for ever, the second for
+ * 64 MB of allocation. The list built first must be whole after.
+ */
+static void cycle_ends_by_itself(bool quiet)
+{
+    Capability *cap;
+    HsStablePtr head = start_with_list("-xn -N1 -I0 -A64m", &cap);
+    uint64_t n = 0, sum = 0;
+    grow_list(cap, head, 200000, &n, &sum);
+    performGC(); /* the list into the nonmoving heap */
+    while (nm_sweeping() || nm_cycle_running()) {
+        sched_yield();
+        performGC();
+    }
+    RTSStats st;
+    getRTSStats(&st);
+    uint32_t gcs0 = st.gcs;
+    uint64_t c0 = nm_cycles();
+    nm_request_cycle();
+    performGC(); /* START */
+    ck_assert(nm_cycle_running());
+    ck_assert(HS_REGS(cap)->barrier != 0);
+    if (quiet)
+        rts_unlock(cap);
+    struct timespec ts = {0, 1000000};
+    for (int ms = 0; ms < 20000 && (nm_cycles() == c0 || nm_sweeping()); ms++) {
+        if (!quiet)
+            grow_list(cap, head, 4, &n, &sum); /* 96 bytes a millisecond */
+        nanosleep(&ts, NULL);
+    }
+    if (quiet)
+        cap = rts_lock();
+    ck_assert_msg(nm_cycles() > c0, "%s: the cycle did not end in 20 s",
+                  quiet ? "quiet" : "allocating");
+    ck_assert_msg(!nm_sweeping(), "the sweep did not end");
+    ck_assert_msg(HS_REGS(cap)->barrier == 0, "the barrier stayed on");
+    getRTSStats(&st);
+    /* START, the final pause and perhaps one more; no heap check (64 MB were not allocated). */
+    ck_assert_msg(st.gcs - gcs0 <= 3, "%u collections", st.gcs - gcs0);
+    end_with_list(cap, head, n, sum);
+}
+
+START_TEST(cycle_ends_when_quiet)
+{
+    cycle_ends_by_itself(true);
+}
+END_TEST
+
+START_TEST(cycle_ends_while_allocating)
+{
+    cycle_ends_by_itself(false);
+}
+END_TEST
+
+/*
  * The pauses' CPU is the collecting thread's, the mark thread's the
  * nonmoving collector's, and what is left the mutator's: with one mutator
  * thread that cannot exceed its elapsed time (but for the timer's ticks).
@@ -770,6 +837,10 @@ START_TEST(pause_cpu_is_the_collectors)
                   st.gc_elapsed_ns / 1e9, st.gcs - gcs0);
     ck_assert_msg(st.gc_cpu_ns <= st.gc_elapsed_ns + 50000000 + st.gc_elapsed_ns / 5,
                   "GC CPU %.3f s in %.3f s elapsed", st.gc_cpu_ns / 1e9, st.gc_elapsed_ns / 1e9);
+    /* One thread's CPU within the window its elapsed time covers (nm_cycle_times). */
+    ck_assert_msg(st.nonmoving_gc_cpu_ns <= st.nonmoving_gc_elapsed_ns + slack,
+                  "nonmoving CPU %.3f s in %.3f s elapsed", st.nonmoving_gc_cpu_ns / 1e9,
+                  st.nonmoving_gc_elapsed_ns / 1e9);
     end_with_list(cap, head, n, sum);
 }
 END_TEST
@@ -788,6 +859,8 @@ static Suite *suite(void)
     tcase_add_test(tc, stack_popped_mark_racing);
     tcase_add_test(tc, stack_popped_mark_held_a8k);
     tcase_add_test(tc, prefaulted_megablocks_used);
+    tcase_add_test(tc, cycle_ends_when_quiet);
+    tcase_add_test(tc, cycle_ends_while_allocating);
 #ifndef DEBUG /* the optimised way: the debug library takes minutes over its 6000 collections */
     tcase_add_test(tc, pause_cpu_is_the_collectors);
 #endif
