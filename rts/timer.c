@@ -41,25 +41,23 @@ static pthread_cond_t timer_wake = PTHREAD_COND_INITIALIZER;
 static bool stopping; /* guarded by timer_lock */
 static uint64_t idle_gcs;
 
-/* false: not idle after all (someone took a capability meanwhile). */
-static bool idle_collection(uint64_t activity)
+static void run_idle_gc(Capability *cap)
+{
+    gc_collect(cap, true, GC_REASON_IDLE);
+    __atomic_fetch_add(&idle_gcs, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Run f holding a capability if the world is still as idle as `activity`
+ * saw it; false if someone took a capability meanwhile (for a gc_want
+ * request, that capability's next nursery block runs it).
+ */
+static bool with_idle_capability(uint64_t activity, void (*f)(Capability *))
 {
     Capability *cap = cap_lock_if_idle(activity);
     if (cap == NULL)
         return false;
-    gc_collect(cap, true, GC_REASON_IDLE);
-    rts_unlock(cap);
-    __atomic_fetch_add(&idle_gcs, 1, __ATOMIC_RELAXED);
-    return true;
-}
-
-/* A collection someone asked for (gc_want), if the world is idle. */
-static bool wanted_collection(uint64_t activity)
-{
-    Capability *cap = cap_lock_if_idle(activity);
-    if (cap == NULL)
-        return false; /* a capability is in use: its next nursery block runs it */
-    gc_run_wanted(cap);
+    f(cap);
     rts_unlock(cap);
     return true;
 }
@@ -101,7 +99,8 @@ static void *timer_main(void *arg)
         uint64_t activity;
         bool idle = cap_world_is_idle(&activity);
         int64_t now = os_time_monotonic_ns();
-        if (idle && gc_wanted() && wanted_collection(activity) && activity == last_activity) {
+        if (idle && gc_wanted() && with_idle_capability(activity, gc_run_wanted) &&
+            activity == last_activity) {
             /* Our own turn with a capability is not activity. */
             cap_world_is_idle(&last_activity);
             activity = last_activity;
@@ -112,7 +111,7 @@ static void *timer_main(void *arg)
             done_this_spell = false;
         } else if (idle_gc && !done_this_spell && now - idle_since >= idle_ns &&
                    (last_idle_gc == 0 || now - last_idle_gc >= every_ns) &&
-                   idle_collection(activity)) {
+                   with_idle_capability(activity, run_idle_gc)) {
             last_idle_gc = os_time_monotonic_ns();
             done_this_spell = true;
             /* Our own turn with a capability is not activity. */

@@ -1179,6 +1179,13 @@ bool nm_nothing_left(void)
  * final sync; here capabilities are the program's threads, and stopping
  * them needs one.
  */
+/*
+ * `dry` is cleared only by post_work: a pause's (START, or a DURING that
+ * handed the mark capabilities' chunks) or a mutator's full chunk. The
+ * mark drains that work and asks again when it runs dry, so a request
+ * that finds this false was overtaken by new work and another follows;
+ * one the FINAL overtook finds no cycle running.
+ */
 bool nm_final_due(void)
 {
     return nm_cycle_running() && __atomic_load_n(&dry, __ATOMIC_ACQUIRE);
@@ -1393,22 +1400,26 @@ bool nm_pause_scan(gc_thread *gct, uint32_t gen_no)
  * its wake-ups, thousands under -A16k). Elapsed was START to FINAL only,
  * and CPU exceeded it by the populate's time (largeheap: 6.3 s in 2.7 s).
  */
-void nm_cycle_times(int64_t *cpu_ns, int64_t *elapsed_ns)
+/* The window since the last FINAL; `started`: it holds a START (cycle_start_ns is this one's). */
+static int64_t window_times(bool started, int64_t *cpu_ns, int64_t *elapsed_ns)
 {
     int64_t cpu = nm_mark_thread_cpu_ns();
     *cpu_ns = cpu - cpu_at_last_final;
-    *elapsed_ns = os_time_monotonic_ns() - cycle_start_ns + (cpu_at_start - cpu_at_last_final);
-    cpu_at_last_final = cpu;
+    if (started)
+        *elapsed_ns = os_time_monotonic_ns() - cycle_start_ns + (cpu_at_start - cpu_at_last_final);
+    else
+        *elapsed_ns = *cpu_ns; /* before a START: the thread's running time */
+    return cpu;
+}
+
+void nm_cycle_times(int64_t *cpu_ns, int64_t *elapsed_ns)
+{
+    cpu_at_last_final = window_times(true, cpu_ns, elapsed_ns);
 }
 
 void nm_unfinished_times(int64_t *cpu_ns, int64_t *elapsed_ns)
 {
-    int64_t cpu = nm_mark_thread_cpu_ns();
-    *cpu_ns = cpu - cpu_at_last_final;
-    if (nm_cycle_running())
-        *elapsed_ns = os_time_monotonic_ns() - cycle_start_ns + (cpu_at_start - cpu_at_last_final);
-    else
-        *elapsed_ns = *cpu_ns;
+    window_times(nm_cycle_running(), cpu_ns, elapsed_ns);
 }
 
 /* --- debug: everything reachable is marked ------------------------------------------------ */
