@@ -138,20 +138,13 @@ static void fix_root(RootVisitor *v, StgClosure **slot, RootKind kind)
 
 static void fix_stack(StgStack *s)
 {
-    StgPtr p = s->sp;
-    StgPtr end = s->stack + s->stack_size;
-    while (p < end) {
-        const StgInfoTable *info = ((StgClosure *)p)->info;
-        FrameLayout f = layout_frame(p, info);
-        if (f.size == 0)
-            msg_barf("compact: bad stack frame at %p in stack %p", (void *)p, (void *)s);
-        StgClosure **slots = (StgClosure **)(p + f.first_slot);
-        for (StgWord i = 0; i < f.n_slots; i++)
-            if (frame_slot_is_ptr(&f, i))
+    for (StackWalk w = stack_walk(s); stack_walk_next(&w);) {
+        if (stack_walk_bad(&w))
+            msg_barf("compact: bad stack frame at %p in stack %p", (void *)w.p, (void *)s);
+        StgClosure **slots = stack_walk_slots(&w);
+        for (StgWord i = 0; i < w.f.n_slots; i++)
+            if (frame_slot_is_ptr(&w.f, i))
                 fix(&slots[i]);
-        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
-            break;
-        p += f.size;
     }
 }
 

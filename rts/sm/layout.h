@@ -195,6 +195,60 @@ RTS_INLINE bool frame_slot_is_ptr(const FrameLayout *f, StgWord i)
     return i < 64 && ((f->small_bitmap >> i) & 1);
 }
 
+/*
+ * Walking a stack chunk's frames, from sp to its bottom frame (a
+ * STOP_FRAME, or the UNDERFLOW_FRAME leading to the next chunk), for every
+ * collector that scans a stack (scav.c, compact.c, nonmoving_mark.c):
+ *
+ *     for (StackWalk w = stack_walk(s); stack_walk_next(&w);) {
+ *         if (stack_walk_bad(&w))
+ *             ...report w.p and w.info: the chunk is corrupt...
+ *         StgClosure **slots = stack_walk_slots(&w); // w.f: which are pointers
+ *     }
+ *
+ * A bad frame (a type that is not a frame's, or one running past the
+ * chunk's end) is the walk's last. The sanity checker walks by itself: it
+ * checks each info pointer before it trusts the layout.
+ */
+typedef struct {
+    StgPtr p;                 /* the frame */
+    const StgInfoTable *info; /* its info table */
+    FrameLayout f;            /* its layout */
+    StgPtr next, end;
+    bool last;
+} StackWalk;
+
+RTS_INLINE StackWalk stack_walk(const StgStack *s)
+{
+    StackWalk w = {0};
+    w.next = s->sp;
+    w.end = (StgPtr)s->stack + s->stack_size;
+    return w;
+}
+
+RTS_INLINE bool stack_walk_next(StackWalk *w)
+{
+    if (w->last || w->next >= w->end)
+        return false;
+    w->p = w->next;
+    w->info = ((const StgClosure *)w->p)->info;
+    w->f = layout_frame(w->p, w->info);
+    w->next = w->p + w->f.size;
+    w->last = w->f.size == 0 || w->next > w->end || w->info->type == STOP_FRAME ||
+              w->info->type == UNDERFLOW_FRAME;
+    return true;
+}
+
+RTS_INLINE bool stack_walk_bad(const StackWalk *w)
+{
+    return w->f.size == 0 || w->next > w->end;
+}
+
+RTS_INLINE StgClosure **stack_walk_slots(const StackWalk *w)
+{
+    return (StgClosure **)(w->p + w->f.first_slot);
+}
+
 /* GHC's closure-type names, for heap profiles and debug output. */
 const char *layout_type_name(uint32_t type);
 

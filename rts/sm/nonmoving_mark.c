@@ -619,28 +619,21 @@ static bool claim_stack(StgStack *s)
 /* Every pointer slot of s's frames, a run at a time. */
 static void stack_slots(StgStack *s, void (*f)(void *ctx, StgClosure **slots, StgWord n), void *ctx)
 {
-    StgPtr p = s->sp;
-    StgPtr end = s->stack + s->stack_size;
-    while (p < end) {
-        const StgInfoTable *info = ((StgClosure *)p)->info;
-        FrameLayout fl = layout_frame(p, info);
-        if (fl.size == 0 || p + fl.size > end)
+    for (StackWalk w = stack_walk(s); stack_walk_next(&w);) {
+        if (stack_walk_bad(&w))
             msg_fatal(EXIT_INTERNAL_ERROR,
                       "nonmoving: bad stack frame at %p (info %p) in stack %p; the stack is "
                       "corrupt",
-                      (void *)p, (const void *)info, (void *)s);
-        StgClosure **slots = (StgClosure **)(p + fl.first_slot);
-        if (fl.all_ptrs) {
-            if (fl.n_slots > 0)
-                f(ctx, slots, fl.n_slots);
+                      (void *)w.p, (const void *)w.info, (void *)s);
+        StgClosure **slots = stack_walk_slots(&w);
+        if (w.f.all_ptrs) {
+            if (w.f.n_slots > 0)
+                f(ctx, slots, w.f.n_slots);
         } else {
-            for (StgWord i = 0; i < fl.n_slots; i++)
-                if (frame_slot_is_ptr(&fl, i))
+            for (StgWord i = 0; i < w.f.n_slots; i++)
+                if (frame_slot_is_ptr(&w.f, i))
                     f(ctx, &slots[i], 1);
         }
-        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
-            break;
-        p += fl.size;
     }
 }
 
@@ -1454,19 +1447,13 @@ static void v_root(RootVisitor *v, StgClosure **slot, RootKind kind)
 
 static void v_stack(StgStack *s)
 {
-    StgPtr p = s->sp, end = s->stack + s->stack_size;
-    while (p < end) {
-        const StgInfoTable *info = ((StgClosure *)p)->info;
-        FrameLayout f = layout_frame(p, info);
-        if (f.size == 0)
+    for (StackWalk w = stack_walk(s); stack_walk_next(&w);) {
+        if (stack_walk_bad(&w))
             msg_barf("nonmoving: bad frame in stack %p", (void *)s);
-        StgClosure **slots = (StgClosure **)(p + f.first_slot);
-        for (StgWord i = 0; i < f.n_slots; i++)
-            if (frame_slot_is_ptr(&f, i))
+        StgClosure **slots = stack_walk_slots(&w);
+        for (StgWord i = 0; i < w.f.n_slots; i++)
+            if (frame_slot_is_ptr(&w.f, i))
                 v_push(slots[i]);
-        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
-            break;
-        p += f.size;
     }
 }
 

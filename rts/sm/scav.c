@@ -35,28 +35,21 @@ bool scav_stack_is_active(const StgStack *s)
 
 static void scav_stack_frames(gc_thread *gct, StgStack *s)
 {
-    StgPtr p = s->sp;
-    StgPtr end = s->stack + s->stack_size;
-    while (p < end) {
-        const StgInfoTable *info = ((StgClosure *)p)->info;
-        FrameLayout f = layout_frame(p, info);
-        if (f.size == 0 || p + f.size > end)
+    for (StackWalk w = stack_walk(s); stack_walk_next(&w);) {
+        if (stack_walk_bad(&w))
             msg_fatal(EXIT_INTERNAL_ERROR,
                       "scavenge: bad stack frame at %p (info %p) in stack %p; the stack is corrupt",
-                      (void *)p, (const void *)info, (void *)s);
-        if (gct->mark_statics && info->srt)
-            statics_mark_srt(gct, info->srt);
-        StgClosure **slots = (StgClosure **)(p + f.first_slot);
-        if (f.all_ptrs) {
-            scav_range(gct, slots, f.n_slots);
+                      (void *)w.p, (const void *)w.info, (void *)s);
+        if (gct->mark_statics && w.info->srt)
+            statics_mark_srt(gct, w.info->srt);
+        StgClosure **slots = stack_walk_slots(&w);
+        if (w.f.all_ptrs) {
+            scav_range(gct, slots, w.f.n_slots);
         } else {
-            for (StgWord i = 0; i < f.n_slots; i++)
-                if (frame_slot_is_ptr(&f, i))
+            for (StgWord i = 0; i < w.f.n_slots; i++)
+                if (frame_slot_is_ptr(&w.f, i))
                     evacuate(gct, &slots[i]);
         }
-        if (info->type == STOP_FRAME || info->type == UNDERFLOW_FRAME)
-            break;
-        p += f.size;
     }
 }
 

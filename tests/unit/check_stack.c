@@ -3,13 +3,17 @@
  * root frames grows across many chunks and shrinks back (emptied chunks
  * are freed by the collector); on overflow the topmost update frames, up
  * to -kb bytes, move to the new chunk; passing -K ends the program with
- * the stack-overflow hook and exit status 2.
+ * the stack-overflow hook and exit status 2. The collectors' frame walker
+ * (StackWalk, rts/sm/layout.h) visits every frame of a hand-built chunk
+ * once, with its pointer slots, stops at its bottom frame and reports a
+ * corrupt frame.
  */
 #include <check.h>
 #include <stdlib.h>
 
 #include "capability.h"
 #include "sm/block_alloc.h"
+#include "sm/layout.h"
 #include "test_util.h"
 
 static StgStack *current(Capability *cap)
@@ -215,6 +219,115 @@ START_TEST(custom_stack_overflow_hook)
 }
 END_TEST
 
+/* --- the frame walker on hand-built chunks --------------------------------- */
+
+static const StgInfoTable ret_small_info = {.type = RET_SMALL, .ptrs = 3, .bitmap.small = 0x5};
+static const struct {
+    StgWord size;
+    StgWord bitmap[2];
+} big_bitmap = {70, {0x1, (StgWord)1 << 5}}; /* slots 0 and 69 */
+static const StgInfoTable ret_big_info = {.type = RET_BIG,
+                                          .bitmap.large = (const StgLargeBitmap *)&big_bitmap};
+static const StgInfoTable not_a_frame_info = {.type = CONSTR, .ptrs = 1};
+
+/* A chunk of n words, sp at word `at`. */
+static StgStack *chunk(StgWord n, StgWord at)
+{
+    StgStack *s = calloc(1, sizeof(StgStack) + n * sizeof(StgWord));
+    ck_assert_ptr_nonnull(s);
+    s->stack_size = n;
+    s->sp = s->stack + at;
+    return s;
+}
+
+/* The pointer slots a walk reports, as offsets from the chunk's stack[]. */
+static int walk_slots(StgStack *s, StgWord *frames, int *n_frames, StgWord *slots, bool *bad)
+{
+    int n = 0;
+    *n_frames = 0;
+    *bad = false;
+    for (StackWalk w = stack_walk(s); stack_walk_next(&w);) {
+        if (stack_walk_bad(&w)) {
+            *bad = true;
+            frames[(*n_frames)++] = (StgWord)(w.p - s->stack);
+            continue; /* the walk must end by itself */
+        }
+        frames[(*n_frames)++] = (StgWord)(w.p - s->stack);
+        StgClosure **first = stack_walk_slots(&w);
+        for (StgWord i = 0; i < w.f.n_slots; i++)
+            if (frame_slot_is_ptr(&w.f, i))
+                slots[n++] = (StgWord)((StgPtr)&first[i] - s->stack);
+    }
+    return n;
+}
+
+START_TEST(stack_walk_visits_each_frame_once)
+{
+    /* sp at 4: RET_SMALL(3) at 4..7, RET_DYN(2) at 8..11, RET_BIG(70) at
+     * 12..82, UPDATE_FRAME at 83..84, UNDERFLOW_FRAME at 85..86, then words
+     * the walk must not read as frames (the next chunk is elsewhere). */
+    StgStack *s = chunk(100, 4);
+    StgWord *w = s->stack;
+    w[4] = (StgWord)&ret_small_info;
+    w[8] = (StgWord)&stg_RET_DYN_info;
+    w[9] = 2;
+    w[12] = (StgWord)&ret_big_info;
+    w[83] = (StgWord)&stg_UPDATE_FRAME_info;
+    w[85] = (StgWord)&stg_UNDERFLOW_FRAME_info;
+    w[87] = (StgWord)&not_a_frame_info;
+    StgWord frames[16], slots[16];
+    int n_frames;
+    bool bad;
+    int n = walk_slots(s, frames, &n_frames, slots, &bad);
+    const StgWord want_frames[] = {4, 8, 12, 83, 85};
+    const StgWord want_slots[] = {5, 7, 10, 11, 13, 82, 84, 86};
+    ck_assert(!bad);
+    ck_assert_int_eq(n_frames, 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_uint_eq(frames[i], want_frames[i]);
+    ck_assert_int_eq(n, 8);
+    for (int i = 0; i < 8; i++)
+        ck_assert_uint_eq(slots[i], want_slots[i]);
+
+    /* A STOP_FRAME ends it too; an empty chunk (sp at the end) has none. */
+    w[4] = (StgWord)&stg_STOP_FRAME_info;
+    n = walk_slots(s, frames, &n_frames, slots, &bad);
+    ck_assert(!bad);
+    ck_assert_int_eq(n_frames, 1);
+    ck_assert_int_eq(n, 0);
+    s->sp = s->stack + s->stack_size;
+    walk_slots(s, frames, &n_frames, slots, &bad);
+    ck_assert_int_eq(n_frames, 0);
+    free(s);
+}
+END_TEST
+
+START_TEST(stack_walk_reports_a_corrupt_frame_last)
+{
+    StgWord frames[16], slots[16];
+    int n_frames;
+    bool bad;
+    /* Not a frame's type, after a good frame. */
+    StgStack *s = chunk(10, 2);
+    s->stack[2] = (StgWord)&stg_UPDATE_FRAME_info;
+    s->stack[4] = (StgWord)&not_a_frame_info;
+    s->stack[5] = (StgWord)&stg_STOP_FRAME_info;
+    walk_slots(s, frames, &n_frames, slots, &bad);
+    ck_assert(bad);
+    ck_assert_int_eq(n_frames, 2);
+    ck_assert_uint_eq(frames[1], 4);
+    /* A frame running past the chunk's end. */
+    s->stack[4] = (StgWord)&ret_small_info; /* 4 words from 7: 7..10 */
+    s->sp = s->stack + 7;
+    s->stack[7] = (StgWord)&ret_small_info;
+    walk_slots(s, frames, &n_frames, slots, &bad);
+    ck_assert(bad);
+    ck_assert_int_eq(n_frames, 1);
+    ck_assert_uint_eq(frames[0], 7);
+    free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("stack");
@@ -223,6 +336,8 @@ int main(void)
     tcase_add_test(tc, chunk_sizes_follow_ki_and_kc);
     tcase_add_test(tc, deep_recursion_grows_and_shrinks);
     tcase_add_test(tc, update_frames_carried_over_up_to_kb);
+    tcase_add_test(tc, stack_walk_visits_each_frame_once);
+    tcase_add_test(tc, stack_walk_reports_a_corrupt_frame_last);
     tcase_add_exit_test(tc, passing_K_is_stack_overflow, 2);
     tcase_add_exit_test(tc, custom_stack_overflow_hook, 2);
     suite_add_tcase(s, tc);
