@@ -383,8 +383,8 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
         nm_evac_copy(gct);
         gct->nm_fwd = nm_forwarding;
     }
-    /* Under the concurrent mark CAFs are roots in every pause (Note [The concurrent mark]). */
-    statics_gc_start(gct, major && !nm_concurrent());
+    /* A concurrent cycle's pauses mark statics alike (Note [CAFs under the concurrent mark]). */
+    statics_gc_start(gct, major);
     weak_gc_start();
 
     /*
@@ -403,6 +403,8 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
     weak_gc_dead();
     stable_name_gc();
     statics_gc_end(gct);
+    if (pause == NM_PAUSE_FINAL)
+        nm_cafs_cycle_end();
 
     GcStatsRecord par = {0};
     if (plan.n_threads > 1)

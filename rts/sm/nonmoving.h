@@ -203,6 +203,8 @@ void nm_mark_exit(void);
 bool nm_weak_field_deferred(const StgClosure *p);
 /* The final pause, before the sweep: drop the dead from the generation's remembered sets. */
 void nm_filter_remembered(void);
+/* The final pause, after the weak phase: revert the CAFs the cycle did not reach (statics.h). */
+void nm_cafs_cycle_end(void);
 /* Tests: the next collection outside a cycle starts one (a START pause). */
 void nm_request_cycle(void);
 bool nm_take_cycle_request(void);

@@ -18,6 +18,16 @@ static StgCAF **cafs;
 static uint32_t n_cafs, cafs_cap;
 static bool keep;
 static bool marking; /* a major collection is tracing static closures */
+/*
+ * A concurrent nonmoving cycle runs (Note [CAFs under the concurrent mark]):
+ * every pause from its start to its final one marks, into one set, and
+ * only the CAFs registered before its start may be reverted at its end.
+ */
+static bool cycle;
+static uint32_t cycle_cafs; /* revert candidates: cafs[0 .. cycle_cafs) (atomic reads) */
+#ifdef DEBUG
+static PtrSet reverted_now; /* reverted by the collection in progress (nm_verify asks) */
+#endif
 static PtrSet marked;
 static const StgClosure **work;
 static StgWord n_work, work_cap;
@@ -61,6 +71,11 @@ void statics_exit(void)
     cafs = NULL;
     n_cafs = cafs_cap = 0;
     ptrset_free(&marked);
+#ifdef DEBUG
+    ptrset_free(&reverted_now);
+#endif
+    cycle = false;
+    cycle_cafs = 0;
     free(work);
     work = NULL;
     n_work = work_cap = 0;
@@ -107,14 +122,76 @@ void revertCAFs(void)
     n_cafs = 0;
 }
 
+static void revert_unmarked(uint32_t candidates, bool (*also_marked)(const StgClosure *q))
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n_cafs; i++) {
+        if (i >= candidates || ptrset_has(&marked, cafs[i]) ||
+            (also_marked && also_marked((const StgClosure *)cafs[i]))) {
+            cafs[kept++] = cafs[i];
+        } else {
+            DEBUG_TRACE(gccafs, "gccafs: CAF %p (%s) is unreachable: reverted", (void *)cafs[i],
+                        cafs[i]->saved_info->name ? cafs[i]->saved_info->name : "unnamed");
+#ifdef DEBUG
+            ptrset_add(&reverted_now, cafs[i]);
+#endif
+            revert(cafs[i]);
+        }
+    }
+    if (n_cafs > 0)
+        DEBUG_TRACE(gccafs, "gccafs: %u CAFs kept, %u reverted", kept, n_cafs - kept);
+    n_cafs = kept;
+}
+
 void statics_gc_start(gc_thread *gct, bool major)
 {
+#ifdef DEBUG
+    ptrset_clear(&reverted_now);
+#endif
+    gct->last_static = NULL;
+    if (cycle) {
+        /* Every pause of the cycle marks into the cycle's set, if it may revert a CAF. */
+        marking = cycle_cafs != 0;
+        gct->mark_statics = marking;
+        return;
+    }
     marking = major && !keep;
     gct->mark_statics = marking;
-    gct->last_static = NULL;
     ptrset_clear(&marked);
     n_work = 0;
 }
+
+void statics_cycle_start(void)
+{
+    cycle = true;
+    ptrset_clear(&marked);
+    n_work = 0;
+    __atomic_store_n(&cycle_cafs, keep ? 0 : n_cafs, __ATOMIC_RELAXED);
+}
+
+bool statics_cycle_wanted(void)
+{
+    return __atomic_load_n(&cycle_cafs, __ATOMIC_RELAXED) != 0;
+}
+
+void statics_cycle_end(bool (*also_marked)(const StgClosure *q))
+{
+    if (!cycle)
+        return;
+    if (!keep)
+        revert_unmarked(cycle_cafs, also_marked);
+    cycle = false;
+    __atomic_store_n(&cycle_cafs, 0, __ATOMIC_RELAXED);
+    ptrset_clear(&marked);
+    n_work = 0;
+}
+
+#ifdef DEBUG
+bool statics_reverted_now(const StgClosure *q)
+{
+    return ptrset_has(&reverted_now, q);
+}
+#endif
 
 void statics_gc_thread_start(gc_thread *gct)
 {
@@ -138,7 +215,7 @@ uint64_t statics_lock_yields(void)
 
 void statics_visit_caf_roots(void (*f)(void *ctx, StgClosure **slot), void *ctx)
 {
-    if (marking)
+    if (marking && !cycle)
         return; /* a major GC keeps only the CAFs it reaches */
     for (uint32_t i = 0; i < n_cafs; i++)
         if (cafs[i]->info->type == IND_STATIC)
@@ -184,6 +261,32 @@ void statics_mark_srt(gc_thread *gct, const StgClosure *const *srt)
         statics_mark(gct, *srt);
 }
 
+void statics_refs(const StgClosure *q, const StgInfoTable *info,
+                  void (*f)(void *ctx, const StgClosure *s), void *ctx)
+{
+    switch (info->type) {
+    case THUNK_STATIC:
+    case FUN_STATIC:
+        for (const StgClosure *const *srt = info->srt; srt && *srt; srt++)
+            f(ctx, *srt);
+        break;
+    case CONSTR_STATIC:
+    case CONSTR:
+        /* A static constructor: its fields are static closures too. */
+        for (uint32_t i = 0; i < info->ptrs; i++)
+            if (q->payload[i] && !HEAP_ALLOCED(q->payload[i]))
+                f(ctx, q->payload[i]);
+        break;
+    default:
+        break; /* IND_STATIC: its value is traced by the collector; a CAF being entered */
+    }
+}
+
+static void mark_ref(void *ctx, const StgClosure *s)
+{
+    statics_mark(ctx, s);
+}
+
 bool statics_scavenge(gc_thread *gct)
 {
     const StgClosure *q = pop_work(gct);
@@ -198,16 +301,8 @@ bool statics_scavenge(gc_thread *gct)
             gct->evac_gen_no = oldest_gen->no;
             evacuate(gct, &((StgCAF *)q)->indirectee);
             break;
-        case THUNK_STATIC:
-        case FUN_STATIC:
-            statics_mark_srt(gct, info->srt);
-            break;
         default:
-            /* A static constructor: its fields are static closures too. */
-            if (info->type == CONSTR_STATIC || info->type == CONSTR)
-                for (uint32_t i = 0; i < info->ptrs; i++)
-                    if (q->payload[i] && !HEAP_ALLOCED(q->payload[i]))
-                        statics_mark(gct, q->payload[i]);
+            statics_refs(q, info, mark_ref, gct);
             break;
         }
     }
@@ -217,21 +312,8 @@ bool statics_scavenge(gc_thread *gct)
 
 void statics_gc_end(gc_thread *gct)
 {
-    if (marking) {
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < n_cafs; i++) {
-            if (ptrset_has(&marked, cafs[i])) {
-                cafs[kept++] = cafs[i];
-            } else {
-                DEBUG_TRACE(gccafs, "gccafs: CAF %p (%s) is unreachable: reverted", (void *)cafs[i],
-                            cafs[i]->saved_info->name ? cafs[i]->saved_info->name : "unnamed");
-                revert(cafs[i]);
-            }
-        }
-        if (n_cafs > 0)
-            DEBUG_TRACE(gccafs, "gccafs: %u CAFs kept, %u reverted", kept, n_cafs - kept);
-        n_cafs = kept;
-    }
+    if (marking && !cycle)
+        revert_unmarked(n_cafs, NULL);
     marking = false;
     gct->mark_statics = false;
 }

@@ -20,7 +20,8 @@
  * which case every registered CAF is a root for ever. Minor collections
  * treat every evaluated registered CAF's value as a root of the oldest
  * generation. Marks are kept in a table, not in the closures, so static
- * closures may be read-only except CAFs.
+ * closures may be read-only except CAFs. Under the concurrent nonmoving
+ * mark: Note [CAFs under the concurrent mark] below.
  */
 #ifndef RTS_SM_STATICS_H
 #define RTS_SM_STATICS_H
@@ -60,6 +61,41 @@ bool statics_work_pending(void);
 uint64_t statics_lock_spins(void), statics_lock_yields(void);
 /* End of a major collection: revert the CAFs nobody reached. */
 void statics_gc_end(struct gc_thread_ *gct);
+
+/*
+ * Note [CAFs under the concurrent mark]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A concurrent nonmoving cycle (Note [The concurrent mark] in
+ * nonmoving_mark.c) decides which CAFs to revert at its final pause, from
+ * the snapshot its start pause took, as a major collection decides from the
+ * heap it traces. Two marks feed the decision:
+ *  - the pauses, start, during and final alike: statics_cycle_start makes
+ *    every pause until statics_cycle_end mark into one set (what they
+ *    scavenge, its SRTs and static fields, as a major collection does), so
+ *    whatever the program made or promoted since the start is covered; the
+ *    registered CAFs' values stay roots in every pause (their segments'
+ *    slots are marked as usual; a CAF reverted at the end leaves its value
+ *    to the next cycle);
+ *  - the mark thread, for the snapshot's old objects and stack chunks: it
+ *    notes every static closure their fields and SRTs name, and those it
+ *    names in turn (statics_refs), in a set of its own (the pauses write
+ *    this one beside it), and a barrier reports an overwritten static
+ *    pointer as it reports a heap one.
+ * A CAF in neither set was unreachable at the start and is reverted;
+ * CAFs entered since the start are kept. statics_cycle_wanted is false
+ * when there is nothing to revert (keep_cafs, or no CAF registered at the
+ * start), and then the mark thread and the barrier note nothing.
+ */
+void statics_cycle_start(void);
+bool statics_cycle_wanted(void);
+void statics_cycle_end(bool (*also_marked)(const StgClosure *q));
+/* f(ctx, s) for each static closure s that static closure q names: SRT, fields. */
+void statics_refs(const StgClosure *q, const StgInfoTable *info,
+                  void (*f)(void *ctx, const StgClosure *s), void *ctx);
+#ifdef DEBUG
+/* Was q reverted by the collection in progress? (nm_verify) */
+bool statics_reverted_now(const StgClosure *q);
+#endif
 
 /*
  * Locking: the CAF table is changed by the thread that enters a CAF (holding

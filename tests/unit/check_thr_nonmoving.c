@@ -374,6 +374,146 @@ START_TEST(mutate_while_marking)
 }
 END_TEST
 
+/* --- which CAFs a concurrent cycle reverts ------------------------------------------------
+ * Each CAF counts its entries; its value is a list. Reached, at the cycle's start, by:
+ *   0 nothing (it is reverted at the cycle's end);
+ *   1 only the SRT of an old FUN;
+ *   2 only a field of an old constructor, which the program moves into a new object and
+ *     overwrites while the mark is held (the barrier reports the static pointer);
+ *   3 only the SRT of a static function an old constructor's field names;
+ *   4 nothing, but it is first entered during the cycle (kept: the snapshot did not hold it
+ *     evaluated), and reverted by the next cycle.
+ */
+enum { N_CAF_KINDS = 5 };
+static uint64_t kind_entries[N_CAF_KINDS];
+
+#define KIND_CAF(k)                                                                       \
+    static StgClosure *kind_entry_##k(Capability *cap, StgClosure *self, StgClosure **fv) \
+    {                                                                                     \
+        (void)self;                                                                       \
+        (void)fv;                                                                         \
+        kind_entries[k]++;                                                                \
+        Thread t;                                                                         \
+        memset(&t, 0, sizeof t);                                                          \
+        rng_init(&t.rng, 11 + k);                                                         \
+        ListSum s;                                                                        \
+        return new_list(cap, &t, &s);                                                     \
+    }                                                                                     \
+    static const StgInfoTable kind_info_##k =                                             \
+        HS_THUNK_STATIC_INFO(kind_entry_##k, NULL, "test:kindCAF" #k);                    \
+    static StgCAF kind_caf_##k = HS_CAF(&kind_info_##k);
+KIND_CAF(0)
+KIND_CAF(1)
+KIND_CAF(2)
+KIND_CAF(3)
+KIND_CAF(4)
+static StgCAF *const kind_cafs[N_CAF_KINDS] = {&kind_caf_0, &kind_caf_1, &kind_caf_2, &kind_caf_3,
+                                               &kind_caf_4};
+
+static const StgClosure *const fun_srt[] = {(const StgClosure *)&kind_caf_1, NULL};
+static const StgInfoTable srt_fun_info = {
+    .type = FUN, .tag = 1, .ptrs = 0, .nptrs = 1, .name = "test:SrtFun", .srt = fun_srt};
+static const StgClosure *const static_fun_srt[] = {(const StgClosure *)&kind_caf_3, NULL};
+static const StgInfoTable static_fun_info =
+    HS_FUN_STATIC_INFO(1, NULL, static_fun_srt, "test:staticFun");
+static const StgClosure static_fun = {.info = &static_fun_info};
+static const StgInfoTable holder_info = HS_CONSTR_INFO(1, 1, 0, "test:Holder");
+
+static StgClosure *holder(Capability *cap, const StgClosure *field)
+{
+    StgClosure *h = (StgClosure *)rts_alloc(cap, 2);
+    h->info = &holder_info;
+    h->payload[0] = (StgClosure *)field;
+    return h;
+}
+
+static void whole_cycle(void);
+
+static bool kind_evaluated(int k)
+{
+    return kind_cafs[k]->info->type == IND_STATIC;
+}
+
+START_TEST(cafs_under_concurrent_cycles)
+{
+    test_start_rts("check_thr_nonmoving", "-xn -N2", 1);
+    Capability *cap = rts_lock();
+    Thread t;
+    memset(&t, 0, sizeof t);
+    t.name = "cafs";
+    rng_init(&t.rng, test_seed("cafs_under_concurrent_cycles"));
+    memset(kind_entries, 0, sizeof kind_entries);
+    StgClosure **r = rts_push_roots(cap, 3);
+    /* r[0]: the old array; r[1]: the new holder of kind 2; r[2]: ballast */
+    r[0] = (StgClosure *)rts_new_array(cap, 3, NULL);
+    StgClosure *fun = (StgClosure *)rts_alloc(cap, 2);
+    fun->info = &srt_fun_info;
+    ((StgWord *)fun->payload)[0] = 0;
+    rts_write_array(cap, (StgMutArrPtrs *)r[0], 0, fun);
+    rts_write_array(cap, (StgMutArrPtrs *)r[0], 1, holder(cap, (StgClosure *)&kind_caf_2));
+    rts_write_array(cap, (StgMutArrPtrs *)r[0], 2, holder(cap, &static_fun));
+    for (int k = 0; k < 4; k++)
+        rts_eval(cap, (StgClosure *)kind_cafs[k]);
+    /* Ballast: old data enough that the mark still runs while kind 2 moves. */
+    for (StgWord i = 0; i < 300000; i++) {
+        StgClosure *c = (StgClosure *)rts_alloc(cap, 3);
+        c->info = &cell_info;
+        c->payload[0] = r[2];
+        ((StgWord *)c->payload)[1] = i;
+        r[2] = TAG_CLOSURE(1, c);
+    }
+    performMajorGC(); /* everything old; kind 0 is reverted here already (a full collection) */
+    ck_assert_msg(!kind_evaluated(0), "a full collection kept an unreachable CAF");
+    rts_eval(cap, (StgClosure *)kind_cafs[0]); /* entered again: the cycle must revert it */
+    performMajorGC();
+    performMajorGC();
+    ck_assert(!kind_evaluated(0));
+    rts_eval(cap, (StgClosure *)kind_cafs[0]);
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(kind_evaluated(k), "CAF %d was reverted before the cycle", k);
+
+    uint64_t c0 = nm_cycles();
+    nm_test_hold_mark(true);
+    nm_request_cycle();
+    performGC(); /* START */
+    ck_assert(nm_cycle_running());
+    /* Kind 2 moves into a new object; the old field is overwritten before the mark reads it. */
+    StgMutArrPtrs *a = (StgMutArrPtrs *)r[0];
+    r[1] = holder(cap, UNTAG(a->payload[1])->payload[0]);
+    rts_write_array(cap, a, 1, NULL);
+    rts_eval(cap, (StgClosure *)kind_cafs[4]);
+    for (int i = 0; i < 50; i++)
+        busy(&t);
+    ck_assert_msg(nm_cycle_running(), "the cycle ended while its mark was held");
+    nm_test_hold_mark(false);
+    while (nm_cycles() == c0) {
+        sched_yield();
+        performGC();
+    }
+    ck_assert_msg(!kind_evaluated(0), "the cycle kept a CAF nothing reached");
+    for (int k = 1; k < N_CAF_KINDS; k++)
+        ck_assert_msg(kind_evaluated(k), "the cycle reverted CAF %d, which it reached", k);
+    whole_cycle();
+    ck_assert_msg(!kind_evaluated(4), "the next cycle kept a CAF nothing reached");
+    for (int k = 1; k < 4; k++)
+        ck_assert_msg(kind_evaluated(k), "a later cycle reverted CAF %d", k);
+    performMajorGC();
+    for (int k = 1; k < 4; k++) {
+        ck_assert_msg(kind_evaluated(k), "a full collection reverted CAF %d", k);
+        ck_assert_uint_eq(kind_entries[k], 1);
+    }
+    ck_assert_uint_eq(kind_entries[0], 3);
+    ck_assert_uint_eq(kind_entries[4], 1);
+    /* A reverted CAF is entered afresh. */
+    rts_eval(cap, (StgClosure *)kind_cafs[0]);
+    ck_assert_uint_eq(kind_entries[0], 4);
+    ck_assert(UNTAG(r[1])->payload[0] == (StgClosure *)&kind_caf_2);
+    rts_pop_roots(cap, r);
+    rts_unlock(cap);
+    hs_exit();
+}
+END_TEST
+
 /* --- weak pointers, finalizers, stable names and CAFs across concurrent cycles ------------------
  */
 
@@ -432,8 +572,9 @@ START_TEST(weaks_names_cafs)
     rng_init(&t.rng, test_seed("weaks_names_cafs"));
     memset(fin_count, 0, sizeof fin_count);
     caf_entries = 0;
-    StgClosure **r = rts_push_roots(cap, 6);
-    /* r[0] keys, r[1] weaks, r[2] values kept by the program, r[3] stable names, r[4] tmp */
+    StgClosure **r = rts_push_roots(cap, 7);
+    /* r[0] keys, r[1] weaks, r[2] values kept by the program, r[3] stable names, r[4] tmp,
+     * r[6] the CAF (cafs_under_concurrent_cycles tests the other ways a CAF is reached) */
     for (int k = 0; k < 4; k++)
         r[k] = (StgClosure *)rts_new_array(cap, N_WEAKS, NULL);
     ListSum vsum[N_WEAKS];
@@ -459,6 +600,7 @@ START_TEST(weaks_names_cafs)
         ((StgWord *)c->payload)[1] = k;
         r[4] = TAG_CLOSURE(1, c);
     }
+    r[6] = (StgClosure *)&the_caf;
     StgClosure *cv = rts_eval(cap, (StgClosure *)&the_caf);
     ListSum caf_sum;
     list_sum(cv, &caf_sum);
@@ -853,6 +995,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, mutate_while_marking, 0, N_CONFIGS);
     tcase_add_test(tc, weaks_names_cafs);
+    tcase_add_test(tc, cafs_under_concurrent_cycles);
     tcase_add_test(tc, evacuate_sparse_concurrent);
     tcase_add_test(tc, evacuate_sparse_concurrent_g3);
     tcase_add_test(tc, stack_popped_mark_held);
