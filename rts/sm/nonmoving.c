@@ -436,6 +436,7 @@ static void close_run(generation *gen, uint32_t cls)
     uint32_t n = (uint32_t)(r->mark - a->first);
     s->next_free = (uint32_t)(r->mark - s->mark);
     s->live += n;
+    a->promoted_slots += n;
     /* Atomic, not under sweep_lock: the sweep adds to the same count, and runs are short when a
      * segment is fragmented (a lock per run). */
     __atomic_fetch_add(&a->census.live_slots, n, __ATOMIC_RELAXED);
@@ -891,6 +892,11 @@ static void hand_to_sweep(generation *gen)
     else
         sweep_done();
     pthread_mutex_unlock(&nm_sweep_lock);
+}
+
+StgWord nm_black_words(void)
+{
+    return black_words;
 }
 
 bool nm_sweeping(void)

@@ -131,8 +131,8 @@ StgClosure *nm_forward(StgClosure *p);
 void nm_evac_copy(gc_thread *gct);
 /* Tests and statistics: segments that are sources now, objects duplicated over the run. */
 uint32_t nm_evac_sources(void);
-/* Blocks of the sources copied out, to be freed by the next cycle (heap sizing). */
-StgWord nm_evac_source_blocks(void);
+/* Words the old copies of the sources copied out hold, freed by the next cycle (heap sizing). */
+StgWord nm_evac_source_words(void);
 uint64_t nm_evac_copied(void);
 
 /* --- the concurrent mark (threaded way; nonmoving_mark.c, Note [The concurrent mark]) --- */
@@ -189,8 +189,13 @@ void nm_stack_scanned(StgStack *s);
 void nm_stack_before_run(Capability *cap, StgStack *s);
 /* Tests: while held, the mark thread traces nothing (pauses go on; no final pause comes). */
 void nm_test_hold_mark(bool hold);
-/* Blocks the generation gained between the last cycle's start and final pauses (heap sizing). */
-StgWord nm_cycle_growth_blocks(void);
+/*
+ * Words promoted between the last cycle's start and final pauses (heap sizing: Note [Starting
+ * a concurrent cycle early] in trigger.c).
+ */
+StgWord nm_cycle_promoted_words(void);
+/* Words promoted since the running or last cycle's start pause (promoted black). */
+StgWord nm_black_words(void);
 /* At a FINAL pause: the nonmoving thread's CPU and time since the last one (nm_cycle_times). */
 void nm_cycle_times(int64_t *cpu_ns, int64_t *elapsed_ns);
 /* The same for the window still open (getRTSStats, -s): since the last FINAL, changing nothing. */

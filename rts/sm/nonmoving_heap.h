@@ -28,6 +28,9 @@ typedef struct {
      * were then (Note [The concurrent sweep]). */
     NmSegment *unswept[3];
     NmClassCensus census;
+    /* Slots promoted into this class (written by collections only): over the run, and at the
+     * last choice of sources (Note [Only the holes promotion leaves]). */
+    uint64_t promoted_slots, promoted_at_choice;
 } NmAlloc;
 
 extern uint32_t nm_class_count;

@@ -194,7 +194,9 @@ bool nm_concurrent(void)
 }
 
 /* The generation's blocks at the last start pause, and how many it gained until its final. */
-static StgWord blocks_at_start, growth_blocks;
+static StgWord blocks_at_start, growth_blocks; /* growth: prefaulting (held blocks) */
+static StgWord large_at_start;
+static StgWord promoted_words; /* the last cycle's promotion: heap sizing */
 
 static bool cycle_requested; /* atomic */
 
@@ -1189,7 +1191,7 @@ void nm_mark_exit(void)
     free(mt_static_work);
     mt_static_work = NULL;
     mt_n_static_work = mt_static_work_cap = 0;
-    blocks_at_start = growth_blocks = 0;
+    blocks_at_start = growth_blocks = promoted_words = 0;
     cycle = false;
     nm_pause = NM_PAUSE_NONE;
 }
@@ -1426,9 +1428,9 @@ static void pause_greys(void)
     }
 }
 
-StgWord nm_cycle_growth_blocks(void)
+StgWord nm_cycle_promoted_words(void)
 {
-    return growth_blocks;
+    return promoted_words;
 }
 
 /* After the generations' finish (gc.c). */
@@ -1438,6 +1440,7 @@ void nm_pause_end(void)
     switch (nm_pause) {
     case NM_PAUSE_START:
         blocks_at_start = gen->n_blocks + gen->n_large_blocks;
+        large_at_start = gen->n_large_blocks;
         nm_set_segments_marked(false);
         /* Not reached in the pause: marked by the tracer, or dead at the final pause. */
         for (bdescr *bd = gen->large_objects; bd; bd = bd->link)
@@ -1452,6 +1455,9 @@ void nm_pause_end(void)
     case NM_PAUSE_FINAL: {
         StgWord now = gen->n_blocks + gen->n_large_blocks;
         growth_blocks = now > blocks_at_start ? now - blocks_at_start : 0;
+        promoted_words = nm_black_words();
+        if (gen->n_large_blocks > large_at_start)
+            promoted_words += (gen->n_large_blocks - large_at_start) * BLOCK_SIZE_W;
         __atomic_store_n(&cycle, false, __ATOMIC_RELEASE);
         set_barrier(0);
         sm_barrier_set_sink(prev_sink);

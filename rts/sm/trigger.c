@@ -98,24 +98,38 @@ void trigger_init(void)
  * reaches its limit, a cycle let the heap grow by whatever was promoted
  * while it marked (on bench/largeheap, a cycle's length of promotion was
  * as much again as the live data). So the oldest generation's cycle starts
- * that much earlier: when its blocks reach the limit less what the last
- * cycle's start-to-final promotion was (nm_cycle_growth_blocks), so that it
- * ends about when the heap reaches the limit. A program that promotes
- * faster than the mark thread marks gets cycles back to back.
+ * that much earlier: when its data reaches the limit less what the last
+ * cycle promoted between its start and final pauses (nm_cycle_promoted_words),
+ * so that it ends about when the data reaches the limit. A program that
+ * promotes faster than the mark thread marks gets cycles back to back.
+ */
+/*
+ * Note [What the nonmoving limit counts]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * -F says: with L live after the last major collection, collect again when
+ * the generation has grown to F * L. For the nonmoving generation that is
+ * its data, `n_words` (what the sweep left live, plus every slot promoted
+ * since), not the segments it holds: a swept segment keeps its free slots,
+ * and promotion fills them before it takes a fresh segment. The limit used
+ * to be F * L plus the free slots the sweep left, compared with the
+ * segments held, so a cycle came only once promotion had filled every hole
+ * and then grown the heap by (F - 1) * L: a heap left at occupancy 0.57
+ * by a sweep grew to 2.75 * L (bench/mapchurn without evacuation), where
+ * -F2 promises 2 * L. Free slots promotion cannot use (a class nothing is
+ * promoted into, an evacuation source) are held beyond the limit; under -M
+ * what is held is checked after every major collection (trigger_after_gc).
  */
 /*
  * Note [Evacuation and heap sizing]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * The nonmoving generation's limit lets it grow by (F - 1) * live beyond the
- * segments it holds, holes included (resize_generations). An evacuation
- * source whose live objects have all been copied (Note [Evacuating sparse
- * segments] in nonmoving_evac.c) holds nothing the program needs: only the next
- * cycle can free it, so its blocks come off the limit, and the cycle comes
- * that much sooner; had they stayed, promotion would have had their worth
- * of fresh segments first and the heap peaked as high as without
- * evacuation (mapchurn 1000000 500000 -xn, threaded: 185 MB either way).
- * Sources still being copied stay in: their copying needs minor
- * collections, which a limit below the blocks held would never allow.
+ * The nonmoving generation's limit counts its data (Note [What the
+ * nonmoving limit counts]). An evacuation source whose live objects have
+ * all been copied (Note [Evacuating sparse segments] in nonmoving_evac.c)
+ * holds old copies the program no longer needs, and their copies are
+ * counted where they were promoted: so the old copies' words come off the
+ * generation's data until the next cycle frees them, and are not counted
+ * twice. Sources still being copied stay in: their copying needs minor
+ * collections, which a cycle started for their sake would not give.
  */
 uint32_t trigger_choose_gen(bool force_major)
 {
@@ -126,14 +140,18 @@ uint32_t trigger_choose_gen(bool force_major)
         generation *gen = &generations[g];
         StgWord blocks = gen->n_blocks + gen->n_large_blocks;
         StgWord limit = gen->max_blocks;
-        if (gen == oldest_gen && g > 0 && nm_concurrent()) {
-            StgWord early = nm_cycle_growth_blocks();
-            limit = limit > early ? limit - early : 0;
-        }
         if (gen->policy == &gen_policy_nonmoving) {
-            /* See Note [Evacuation and heap sizing]. */
-            StgWord drained = nm_evac_source_blocks();
-            limit = limit > drained ? limit - drained : 0;
+            /*
+             * The data the generation holds, not its segments: see Note [What the
+             * nonmoving limit counts] and Note [Evacuation and heap sizing].
+             */
+            StgWord drained = nm_evac_source_words();
+            StgWord data = gen->n_words > drained ? gen->n_words - drained : 0;
+            blocks = (data + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + gen->n_large_blocks;
+        }
+        if (gen == oldest_gen && g > 0 && nm_concurrent()) {
+            StgWord early = nm_cycle_promoted_words() / BLOCK_SIZE_W;
+            limit = limit > early ? limit - early : 0;
         }
         if (g == 0 || blocks > limit)
             N = g;
@@ -194,14 +212,14 @@ static void resize_generations(void)
         (oldest_gen->n_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W + oldest_gen->n_large_blocks;
     /*
      * Mark-region keeps the blocks its sweep left, holes and all (Note
-     * [Lines and holes] in markregion.c), as nonmoving keeps segments with
-     * free slots (Note [Nonmoving segments]): the generation may grow by
+     * [Lines and holes] in markregion.c): the generation may grow by
      * (F - 1) * live beyond what it holds (promotion fills the holes first),
-     * and what it holds is what must fit under -M.
+     * and what it holds is what must fit under -M. The nonmoving
+     * generation's limit counts its data instead (Note [What the nonmoving
+     * limit counts]).
      */
     StgWord held_extra = 0;
-    if (oldest_gen->policy == &gen_policy_mark_region ||
-        oldest_gen->policy == &gen_policy_nonmoving) {
+    if (oldest_gen->policy == &gen_policy_mark_region) {
         StgWord held = oldest_gen->n_blocks + oldest_gen->n_large_blocks;
         held_extra = held > live ? held - live : 0;
     }
