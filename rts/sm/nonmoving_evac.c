@@ -124,14 +124,16 @@
  * (Note [What the nonmoving limit counts] in trigger.c). A source, on the
  * other hand, costs at once: its free slots are held unused until the next
  * cycle frees it, and its live objects are held twice meanwhile. So a class
- * gives up sources only for the holes its promotion will leave: those
- * beyond the slots it took between the last two sweeps (`promoted_slots`
- * since `promoted_at_choice`; evacuation's copies count, they fill holes
- * too). On bench/mapchurn every class is promoted into faster than its
- * holes appear, and sources chosen by occupancy alone (0.9) held 15-29% of
- * the segments' slots free at each cycle's start and raised peak RSS from
- * 130 to 174 MB; a class nothing is promoted into still gives up its
- * sparse segments.
+ * gives up sources only for holes promotion has left unused: of the holes
+ * the last choice left it (`holes_at_choice`, sources' excluded), those
+ * beyond the slots it promoted since (`promoted_slots` since
+ * `promoted_at_choice`; evacuation's copies count, they fill holes too),
+ * and no more than that many now. A class whose holes were all filled
+ * gives up none: on bench/mapchurn every class is promoted into faster
+ * than its holes appear, and sources chosen by occupancy alone (0.9) held
+ * 15-29% of the segments' slots free at each cycle's start and raised peak
+ * RSS from 130 to 174 MB. A class nothing is promoted into gives up its
+ * sparse segments one sweep after they became sparse.
  */
 
 #define NM_MAX_SOURCES 4096               /* sources at once (`evac` is 16 bits) */
@@ -319,9 +321,14 @@ static void choose_sources(uint32_t c, double target)
         slots -= s->n_slots;
     }
     /* See Note [Only the holes promotion leaves]. */
-    StgWord refill = (StgWord)(a->promoted_slots - a->promoted_at_choice);
+    StgWord holes = slots > live ? slots - live : 0;
+    StgWord promoted = (StgWord)(a->promoted_slots - a->promoted_at_choice);
+    StgWord unused = a->holes_at_choice > promoted ? a->holes_at_choice - promoted : 0;
+    /* The holes promotion filled before: it will fill them again. */
+    StgWord kept_holes = holes > unused ? holes - unused : 0;
     a->promoted_at_choice = a->promoted_slots;
-    if (slots == 0 || (double)live >= target * (double)slots || slots <= live + refill)
+    a->holes_at_choice = holes;
+    if (slots == 0 || unused == 0 || (double)live >= target * (double)slots)
         return;
     StgWord n = 0;
     for (NmSegment *s = a->active; s; s = s->link)
@@ -335,7 +342,7 @@ static void choose_sources(uint32_t c, double target)
             cand[n++] = s;
     qsort(cand, n, sizeof *cand, by_live);
     bool chosen = false;
-    for (StgWord k = 0; k < n && (double)live < target * (double)slots && slots > live + refill;
+    for (StgWord k = 0; k < n && (double)live < target * (double)slots && slots > live + kept_holes;
          k++) {
         NmSegment *s = cand[k];
         if (slots - s->n_slots < live)
@@ -351,6 +358,7 @@ static void choose_sources(uint32_t c, double target)
     free(cand);
     if (!chosen)
         return;
+    a->holes_at_choice = slots - live; /* the holes promotion can take: not the sources' */
     /* The chosen leave the active list for the sources list. */
     NmSegment *keep = NULL, **tail = &keep;
     for (NmSegment *s = a->active, *next; s; s = next) {

@@ -29,8 +29,10 @@ typedef struct {
     NmSegment *unswept[3];
     NmClassCensus census;
     /* Slots promoted into this class (written by collections only): over the run, and at the
-     * last choice of sources (Note [Only the holes promotion leaves]). */
+     * last choice of sources, with the free slots that choice left outside the sources (Note
+     * [Only the holes promotion leaves]). */
     uint64_t promoted_slots, promoted_at_choice;
+    StgWord holes_at_choice;
 } NmAlloc;
 
 extern uint32_t nm_class_count;
