@@ -126,6 +126,8 @@ static uint32_t marked_objects; /* slots marked this cycle (the CONC_MARK_END ev
 static bool segs_marked;
 /* Live slots and slots over every sweep of the run; kept after nm_exit (the -s summary). */
 static uint64_t swept_live, swept_slots;
+/* Slots in use and slots as every mark of the run began; kept likewise (nm_new_epoch). */
+static uint64_t start_used, start_slots;
 
 /*
  * Runs of promoted objects not scanned yet, and closed since: a ring,
@@ -222,6 +224,7 @@ void nm_init(void)
     nm_marking = false;
     segs_marked = false;
     swept_live = swept_slots = 0;
+    start_used = start_slots = 0;
     pending_head = n_pending = 0;
     dead_segs = NULL;
     n_unswept = 0;
@@ -537,6 +540,15 @@ static bool scan_promoted(gc_thread *gct, generation *gen)
 void nm_new_epoch(void)
 {
     ASSERT(!nm_sweeping());
+    /*
+     * The heap as the mark begins, at its fullest: what the last sweep left
+     * live and every slot promoted since, against the slots held (Note
+     * [Nonmoving segments]: the census is whole, no sweep runs).
+     */
+    for (uint32_t c = 0; c < nm_class_count; c++) {
+        start_used += __atomic_load_n(&nm_allocs[c].census.live_slots, __ATOMIC_RELAXED);
+        start_slots += nm_allocs[c].census.slots;
+    }
     nm_prev_epoch = nm_epoch;
     nm_epoch = next_epoch(nm_epoch);
     nm_marking = true;
@@ -1249,6 +1261,17 @@ double nm_occupancy(void)
     }
     pthread_mutex_unlock(&nm_sweep_lock);
     return slots ? (double)live / (double)slots : 1.0;
+}
+
+void nm_start_census(uint64_t *used, uint64_t *slots)
+{
+    *used = start_used;
+    *slots = start_slots;
+}
+
+double nm_mean_start_occupancy(void)
+{
+    return start_slots ? (double)start_used / (double)start_slots : -1;
 }
 
 double nm_mean_sweep_occupancy(void)

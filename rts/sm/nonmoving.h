@@ -94,6 +94,15 @@ double nm_occupancy(void);
  * after shut-down, for the -s summary.
  */
 double nm_mean_sweep_occupancy(void);
+/*
+ * The same as each mark began (slots holding an object, live or not yet
+ * known dead, summed over every mark / slots summed likewise): the share of
+ * the segments' memory that free slots left unused at the heap's fullest;
+ * -1: no mark found any segment.
+ */
+double nm_mean_start_occupancy(void);
+/* Its sums so far (tests). */
+void nm_start_census(uint64_t *used, uint64_t *slots);
 /* Is q a live slot of the nonmoving heap (tests)? */
 bool nm_is_live_slot(const StgClosure *q);
 

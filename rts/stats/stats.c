@@ -344,6 +344,7 @@ void stats_summarise(StatsSummary *sum)
     sum->gens = gens;
     sum->nonmoving = rts_flags.gc.nonmoving;
     sum->nonmoving_occupancy = rts_flags.gc.nonmoving ? nm_mean_sweep_occupancy() : -1;
+    sum->nonmoving_start_occupancy = rts_flags.gc.nonmoving ? nm_mean_start_occupancy() : -1;
     sum->nonmoving_census = sum->nonmoving_occupancy >= 0;
     sum->internal_counters = rts_flags.stats.internal_counters;
     sum->bound_tasks = threads_made();

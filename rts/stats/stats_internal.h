@@ -57,6 +57,7 @@ typedef struct {
     /* Its segments' occupancy after the sweeps (nm_mean_sweep_occupancy), if it swept. */
     bool nonmoving_census;
     double nonmoving_occupancy;
+    double nonmoving_start_occupancy;
     bool internal_counters;
     /* The threaded way's TASKS line: OS threads that used the runtime, capabilities. */
     uint32_t bound_tasks;

@@ -92,11 +92,15 @@ static void print_generations(FILE *f, const StatsSummary *sum)
                 g, secs(s->nonmoving_gc_cpu_ns), secs(s->nonmoving_gc_elapsed_ns),
                 secs(average(s->nonmoving_gc_elapsed_ns, n)), secs(s->nonmoving_gc_max_elapsed_ns));
         /* Not a GHC line: how full the segments are (Note [Nonmoving segments]). */
-        if (sum->nonmoving_census)
+        if (sum->nonmoving_census) {
             fprintf(
-                f,
-                "  Gen %2u      segments, occupancy %5.3f (live slots / slots after each sweep)\n",
+                f, "  Gen %2u      segments, occupancy %5.3f (live slots / slots after each sweep)",
                 g, sum->nonmoving_occupancy);
+            if (sum->nonmoving_start_occupancy >= 0)
+                fprintf(f, ", %5.3f (slots in use / slots as each mark began)",
+                        sum->nonmoving_start_occupancy);
+            fprintf(f, "\n");
+        }
     }
     fprintf(f, "\n");
 }

@@ -159,9 +159,27 @@ START_TEST(segments_model)
     ck_assert_uint_gt(reused, 0); /* dead leaves' slots, taken again */
     ck_assert(nm_occupancy() > 0 && nm_occupancy() <= 1);
 
+    /*
+     * The occupancy as a mark begins (-s's second figure) takes the census as
+     * it stands: every class's slots in use, the refilled holes among them.
+     */
+    uint64_t used_now = 0, slots_now = 0, used0, slots0, used1, slots1;
+    for (uint32_t c = 0; c < nm_n_classes(); c++) {
+        NmClassCensus kc;
+        nm_class_census(c, &kc);
+        used_now += kc.live_slots;
+        slots_now += kc.slots;
+    }
+    ck_assert_uint_ge(used_now, n_kept + n_new);
+    nm_start_census(&used0, &slots0);
+
     /* Everything dropped: the class is back where it started. */
     r[0] = NULL;
     performMajorGC();
+    nm_start_census(&used1, &slots1);
+    ck_assert_uint_eq(used1 - used0, used_now);
+    ck_assert_uint_eq(slots1 - slots0, slots_now);
+    ck_assert(nm_mean_start_occupancy() > 0 && nm_mean_start_occupancy() <= 1);
     nm_class_census(cls, &k);
     ck_assert_uint_eq(k.live_slots, base.live_slots);
     ck_assert_uint_eq(k.segments, base.segments);
