@@ -141,12 +141,14 @@
 
 typedef struct {
     NmSegment *seg;
-    StgClosure **fwd;   /* [n_slots]: a slot's copy (NULL: not copied); NULL until the first */
-    uint32_t cursor;    /* this pass over the slots has looked at those below */
-    uint32_t waiting;   /* this pass skipped so many live slots not marked yet (a cycle runs) */
-    uint32_t n_fwd;     /* slots copied */
-    bool done;          /* a pass found nothing left to copy */
-    StgWord done_words; /* when done: the old copies' words, which the program no longer needs */
+    StgClosure **fwd; /* [n_slots]: a slot's copy (NULL: not copied); NULL until the first */
+    uint32_t cursor;  /* this pass over the slots has looked at those below */
+    uint32_t waiting; /* this pass skipped so many live slots not marked yet (a cycle runs) */
+    uint32_t n_fwd;   /* slots copied */
+    bool done;        /* a pass found nothing left to copy */
+    /* Its live words when chosen (the sweep's thread rewrites `live` later): once done, the old
+     * copies' words, which the program no longer needs (heap sizing). */
+    StgWord live_words;
 } NmSource;
 
 /*
@@ -248,6 +250,7 @@ static bool make_source(NmSegment *s)
         k++;
     NmSource *src = hooks_calloc(1, sizeof *src, "nm evacuation source");
     src->seg = s;
+    src->live_words = (StgWord)s->live * s->slot_words; /* sweep_lock held: the census is whole */
     __atomic_store_n(&sources[k], src, __ATOMIC_RELEASE);
     if (k >= sources_hi)
         sources_hi = k + 1;
@@ -271,7 +274,7 @@ void nm_evac_drop_source(NmSegment *s)
         sources_hi--;
     n_sources--;
     if (src->done)
-        done_source_words -= src->done_words;
+        done_source_words -= src->live_words;
     if (src->n_fwd > 0 && --n_fwd_sources == 0)
         __atomic_store_n(&nm_forwarding, false, __ATOMIC_RELEASE);
     free(src->fwd);
@@ -479,8 +482,7 @@ void nm_evac_copy(gc_thread *gct)
         src->cursor = i;
         if (i == s->n_slots && src->waiting == 0) {
             src->done = true;
-            src->done_words = (StgWord)s->live * s->slot_words;
-            done_source_words += src->done_words;
+            done_source_words += src->live_words;
         }
     }
 }
