@@ -43,12 +43,19 @@ extern RTS_EXPORT void rts_dirty_small_mut_arr(Capability *cap, StgSmallMutArrPt
 extern RTS_EXPORT void rts_write_barrier_slow(Capability *cap, StgClosure *obj, StgClosure **field,
                                               StgClosure *old);
 
+/*
+ * Another thread may write the same object at the same time (through these
+ * functions, a CAS, or the runtime dirtying its header), so every load and
+ * store of a shared word here is atomic; relaxed where no order is needed,
+ * which is the plain mov it always compiled to.
+ */
 RTS_INLINE void rts_write_mut_var(Capability *cap, StgMutVar *mv, StgClosure *v)
 {
     if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
-        rts_write_barrier_slow(cap, (StgClosure *)mv, &mv->var, mv->var);
+        rts_write_barrier_slow(cap, (StgClosure *)mv, &mv->var,
+                               __atomic_load_n(&mv->var, __ATOMIC_RELAXED));
     __atomic_store_n(&mv->var, v, __ATOMIC_RELEASE);
-    if (RTS_UNLIKELY(mv->info == &stg_MUT_VAR_CLEAN_info))
+    if (RTS_UNLIKELY(__atomic_load_n(&mv->info, __ATOMIC_RELAXED) == &stg_MUT_VAR_CLEAN_info))
         rts_dirty_mut_var(cap, mv);
 }
 
@@ -61,10 +68,11 @@ RTS_INLINE StgClosure *rts_read_mut_var(const StgMutVar *mv)
 RTS_INLINE void rts_write_array(Capability *cap, StgMutArrPtrs *a, StgWord i, StgClosure *v)
 {
     if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
-        rts_write_barrier_slow(cap, (StgClosure *)a, &a->payload[i], a->payload[i]);
+        rts_write_barrier_slow(cap, (StgClosure *)a, &a->payload[i],
+                               __atomic_load_n(&a->payload[i], __ATOMIC_RELAXED));
     __atomic_store_n(&a->payload[i], v, __ATOMIC_RELEASE);
-    mut_arr_ptrs_cards(a)[i >> MUT_ARR_PTRS_CARD_BITS] = 1;
-    if (RTS_UNLIKELY(a->info == &stg_MUT_ARR_PTRS_CLEAN_info))
+    __atomic_store_n(&mut_arr_ptrs_cards(a)[i >> MUT_ARR_PTRS_CARD_BITS], 1, __ATOMIC_RELAXED);
+    if (RTS_UNLIKELY(__atomic_load_n(&a->info, __ATOMIC_RELAXED) == &stg_MUT_ARR_PTRS_CLEAN_info))
         rts_dirty_mut_arr(cap, a);
 }
 
@@ -72,9 +80,11 @@ RTS_INLINE void rts_write_small_array(Capability *cap, StgSmallMutArrPtrs *a, St
                                       StgClosure *v)
 {
     if (RTS_UNLIKELY(HS_REGS(cap)->barrier != 0))
-        rts_write_barrier_slow(cap, (StgClosure *)a, &a->payload[i], a->payload[i]);
+        rts_write_barrier_slow(cap, (StgClosure *)a, &a->payload[i],
+                               __atomic_load_n(&a->payload[i], __ATOMIC_RELAXED));
     __atomic_store_n(&a->payload[i], v, __ATOMIC_RELEASE);
-    if (RTS_UNLIKELY(a->info == &stg_SMALL_MUT_ARR_PTRS_CLEAN_info))
+    if (RTS_UNLIKELY(__atomic_load_n(&a->info, __ATOMIC_RELAXED) ==
+                     &stg_SMALL_MUT_ARR_PTRS_CLEAN_info))
         rts_dirty_small_mut_arr(cap, a);
 }
 
