@@ -454,8 +454,8 @@ const FlagSpec flags_table[] = {
      STORE(DOUBLE, gc.nonmoving_evac_occupancy), DEF_D(0.9), RANGE(0, 1),
      .arg_help = "<fraction>", .example = "--nonmoving-evac-occupancy=0.8",
      .help = "Copy the immutable objects of sparse non-moving segments into\n"
-             "denser ones until each size class is this full (default: 0.9;\n"
-             "0: never)"},
+             "denser ones, where promotion left free slots unused, until each\n"
+             "size class is this full (default: 0.9; 0: never)"},
     {.name = "-c", .form = FLAG_FORM_BARE, .safety = FLAG_UNSAFE, .group = FLAG_GROUP_COLLECTOR,
      STORE(BOOL, gc.compact), DEF_U(0), BARE_U(1), .example = "-c",
      .help = "Use in-place compaction for all oldest generation collections\n"

@@ -257,6 +257,11 @@ stats_prog: Usage: <prog> <args> [+RTS <rtsopts> | -RTS <args>] ... --RTS <args>
     err_has "  CONC GC time    0.000s  (  0.000s elapsed)"
     err_has "  Gen  1      segments, occupancy "
 
+    t "the segments line gives the occupancy as each mark began, once marks found segments ($way)"
+    run -- $P alloc 300000 +RTS -s --nonmoving-gc -A256k -RTS
+    rc_is 0
+    err_has " (slots in use / slots as each mark began)"
+
     t "-S page-fault columns count the process's major faults ($way)"
     run -- $P faults +RTS -S -RTS
     rc_is 0
