@@ -85,6 +85,7 @@
 #include "os/os_time.h"
 #include "sm/block_alloc.h"
 #include "sm/gc.h"
+#include "sm/mblock.h"
 #include "sm/policy.h"
 #include "sm/scav.h"
 #include "sm/statics.h"
@@ -618,6 +619,10 @@ void gc_par_print_counters(FILE *f)
     row_value(f, "scav_find_work", find_work);
     row_value(f, "steals", steals);
     row_value(f, "copy_races", races);
+    /* Note [Prefaulted megablocks]: populated off the pauses, and how many the heap then took. */
+    MBlockPrefaultStats pf = mblock_prefault_stats();
+    row_value(f, "mblocks_prefaulted", pf.claimed);
+    row_value(f, "mblocks_prefaulted_taken", pf.taken);
     fprintf(f, "%*s%*s%*s%*s%*s\n", 4, "", -30, "GC thread", 14, "Par colls", 14, "Busy (s)", 14,
             "Copied bytes");
     for (uint32_t i = 0; i < n_slots; i++) {

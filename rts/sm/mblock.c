@@ -314,13 +314,23 @@ uint64_t mblock_n_committed(void)
  * megablocks pays that inside its pause: under thr -xn, where the old
  * generation's segments are never copied back into warm blocks, the
  * kernel's clear_page was 9-22% of bench/largeheap's samples, nearly all
- * under scav_slots. So in the threaded way, when the nonmoving
- * collector's thread has nothing to mark or sweep (nonmoving_mark.c asks
- * at the end of every collection; it populates two megablocks at a time
- * and stops as soon as a pause posts marking work, so the mark is never
- * slowed: populating during a mark made a cycle 3x longer on largeheap,
- * and the heap grew by what it promoted meanwhile), it populates a few
- * megablocks above the high-water mark ahead of need:
+ * under scav_slots. So in the threaded way the nonmoving collector's
+ * thread populates a few megablocks above the high-water mark ahead of
+ * need (nonmoving_mark.c asks at the end of every collection; it populates
+ * two megablocks at a time). When it has nothing to mark or sweep it
+ * populates all it was asked for, stopping as soon as a pause posts
+ * marking work. While it marks, it populates one such step between mark
+ * batches, and is asked only for what the collections took fresh since the
+ * last ask (`marking`): the mark slows by what the pauses no longer pay.
+ * Unbounded, populating during a mark made a cycle 3x longer on largeheap
+ * and the heap grew by what it promoted meanwhile; bounded so, largeheap's
+ * minor collections took 15% less time in all (median of 4 pairs), the
+ * mark thread no more CPU, and the peak 4% more memory (bench/README.md,
+ * "Populating beside the mark"). A request made between cycles and not
+ * done when a cycle starts goes on the same way, a step between batches,
+ * until an ask for more replaces it (it is at most what the between-cycles
+ * rule below allows; making every ask replace it, even with nothing, was
+ * no better in 2 pairs and populated less). In both cases:
  *  - under sm_lock, mblock_prefault_claim commits them and marks them
  *    MB_PREFAULTED (free, committed, not in use);
  *  - without the lock, os_populate fills their page tables writable
@@ -329,28 +339,29 @@ uint64_t mblock_n_committed(void)
  *    at worst its first writes fault as before;
  *  - mblock_prefault_done clears pf_busy; mblock_release gives prefaulted
  *    megablocks back first when the heap shrinks, never during a populate.
- * How many: twice what was taken fresh since the last collection ended,
- * at most an eighth of the megablocks in use and at most
+ * How many: twice what was taken fresh since the last collection ended
+ * (once while a mark runs), at most an eighth of the megablocks in use and at most
  * MBLOCK_PREFAULT_MAX: memory the heap is about to use anyway, counted as
  * committed (and in the peak) from the moment it is claimed. Or more, if
  * the caller expects more (at most a quarter of those in use and
  * MBLOCK_PREFAULT_EXPECT_MAX): between nonmoving cycles, what the next
  * cycle will take fresh if it grows the heap as the last one did, since
- * the mark thread populates nothing while it marks, and on largeheap each
- * minor collection during a cycle took about a thousand first-touch faults.
+ * while it marks the thread populates only what was just taken (on
+ * largeheap each minor collection during a cycle had taken about a
+ * thousand first-touch faults).
  * A claim maps MBLOCK_COMMIT_AHEAD megablocks at once (those beyond the
  * claim become free ones with no pages: mapped, not counted committed), so
  * neither the next claims nor the allocator reaching them call mmap, which
  * takes the process's address-space lock while sm_lock is held: a
  * promoting collection waited on sm_lock about once per collection.
  */
-uint32_t mblock_prefault_want(uint64_t expect)
+uint32_t mblock_prefault_want(uint64_t expect, bool marking)
 {
     uint64_t d = fresh_taken - fresh_seen;
     fresh_seen = fresh_taken;
     if (pf_unsupported || pf_busy)
         return 0;
-    uint64_t target = 2 * d;
+    uint64_t target = marking ? d : 2 * d;
     if (target > n_in_use / 8)
         target = n_in_use / 8;
     if (target > MBLOCK_PREFAULT_MAX)

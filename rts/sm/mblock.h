@@ -96,7 +96,8 @@ uint64_t mblock_n_committed(void);
  * Populating fresh megablocks ahead of need, off the pauses (the threaded
  * way's nonmoving thread): Note [Prefaulted megablocks] in mblock.c. Under
  * sm_lock: _want, at a collection's end, says how many more to populate
- * (`expect`: how many the caller expects the heap to take soon, or 0);
+ * (`expect`: how many the caller expects the heap to take soon, or 0;
+ * `marking`: a concurrent mark is running, so only what was just taken);
  * _claim commits up to n above the high-water mark (0 if none, or one is
  * in progress) and gives their start; the caller populates them without
  * the lock (os_populate), then calls _done.
@@ -109,7 +110,7 @@ typedef struct {
     uint64_t taken;   /* of those, taken by the allocator */
     uint64_t ahead;   /* claimed and not taken yet */
 } MBlockPrefaultStats;
-uint32_t mblock_prefault_want(uint64_t expect);
+uint32_t mblock_prefault_want(uint64_t expect, bool marking);
 uint32_t mblock_prefault_claim(uint32_t n, void **base);
 void mblock_prefault_done(bool populated);
 MBlockPrefaultStats mblock_prefault_stats(void);

@@ -1050,33 +1050,35 @@ static uint32_t prefault_want;
 
 #define PREFAULT_STEP 2 /* megablocks at a time: marking waits at most that long */
 
+/* Populate up to PREFAULT_STEP of the megablocks asked for; false if there was nothing to do. */
+static bool prefault_step(void)
+{
+    uint32_t n = __atomic_load_n(&prefault_want, __ATOMIC_ACQUIRE), step = 0;
+    do {
+        if (n == 0)
+            return false;
+        step = n < PREFAULT_STEP ? n : PREFAULT_STEP;
+    } while (!__atomic_compare_exchange_n(&prefault_want, &n, n - step, true, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    void *base = NULL;
+    sm_lock();
+    uint32_t got = mblock_prefault_claim(step, &base);
+    sm_unlock();
+    if (!got)
+        return false;
+    bool ok = os_populate(base, (size_t)got << MBLOCK_SHIFT);
+    sm_lock();
+    mblock_prefault_done(ok);
+    sm_unlock();
+    return ok;
+}
+
 static void prefault(void)
 {
     /* Until done, or the pause that just ended gave the mark work (it goes first). */
     while (!__atomic_load_n(&work_posted, __ATOMIC_RELAXED) &&
-           !__atomic_load_n(&stopping, __ATOMIC_RELAXED)) {
-        uint32_t n = __atomic_load_n(&prefault_want, __ATOMIC_ACQUIRE), step = 0;
-        do {
-            if (n == 0)
-                break;
-            step = n < PREFAULT_STEP ? n : PREFAULT_STEP;
-        } while (!__atomic_compare_exchange_n(&prefault_want, &n, n - step, true, __ATOMIC_ACQ_REL,
-                                              __ATOMIC_ACQUIRE));
-        if (n == 0)
-            break;
-        void *base = NULL;
-        sm_lock();
-        uint32_t got = mblock_prefault_claim(step, &base);
-        sm_unlock();
-        if (!got)
-            break;
-        bool ok = os_populate(base, (size_t)got << MBLOCK_SHIFT);
-        sm_lock();
-        mblock_prefault_done(ok);
-        sm_unlock();
-        if (!ok)
-            break;
-    }
+           !__atomic_load_n(&stopping, __ATOMIC_RELAXED) && prefault_step())
+        ;
 }
 
 static bool test_hold; /* nm_test_hold_mark (atomic) */
@@ -1107,6 +1109,10 @@ static void *mark_main(void *arg)
                 pthread_mutex_lock(&mark_lock);
                 more = nm_cycle_running() && mark_batch();
                 pthread_mutex_unlock(&mark_lock);
+                /* What the pauses just took fresh, a step between batches (Note [Prefaulted
+                 * megablocks]). */
+                if (__atomic_load_n(&prefault_want, __ATOMIC_RELAXED))
+                    prefault_step();
             } else {
                 /* After a cycle: its sweep (Note [The concurrent sweep] in nonmoving.c). */
                 more = nm_sweeping() && nm_sweep_batch();
@@ -1230,9 +1236,10 @@ void nm_stop_mark_thread(void)
  * Between cycles (sm_lock held): the megablocks the next cycle will take
  * fresh if it promotes what the last one did between its start and final
  * pauses (growth_blocks), beyond the free blocks the heap has now. During a
- * cycle nothing is populated (the mark goes first), and every segment it
- * promotes into beyond those free blocks is fresh memory: on largeheap each
- * such minor collection took about a thousand page faults.
+ * cycle only what the collections took fresh is populated, a step between
+ * mark batches (the mark goes first): before that, every segment a cycle
+ * promoted into beyond those free blocks was fresh memory, and on largeheap
+ * each such minor collection took about a thousand page faults.
  */
 static uint64_t expected_fresh_mblocks(void)
 {
@@ -1253,7 +1260,7 @@ static uint64_t expected_fresh_mblocks(void)
 void nm_ask_prefault(void)
 {
     sm_lock();
-    uint32_t want = mblock_prefault_want(expected_fresh_mblocks());
+    uint32_t want = mblock_prefault_want(expected_fresh_mblocks(), nm_cycle_running());
     sm_unlock();
     if (want == 0)
         return;

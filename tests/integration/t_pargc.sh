@@ -100,6 +100,14 @@ done
 p1=$(awk '$1 == "gc_thread" && $2 == "1" { print $3 }' "$sfile")
 [ "${p1:-0}" -gt 0 ] && ok || bad "gc_thread 1 took part in ${p1:-no} collections"
 
+t "--internal-counters under -xn: megablocks the nonmoving thread populated, and how many the heap took"
+run -- "$LH" 64 2 +RTS -N1 -xn -s"$sfile" --internal-counters -RTS
+rc_is 0
+pf=$(awk '$1 == "mblocks_prefaulted" { print $2 }' "$sfile")
+pft=$(awk '$1 == "mblocks_prefaulted_taken" { print $2 }' "$sfile")
+[ -n "$pf" ] && [ -n "$pft" ] && ok || bad "no mblocks_prefaulted rows"
+[ "${pft:-1}" -le "${pf:-0}" ] && ok || bad "took ${pft:-?} of ${pf:-?} populated"
+
 t "bad input: --parallel-gc-threshold's value"
 run -- "$BT" 10 +RTS -N2 --parallel-gc-threshold=abc -RTS
 rc_is 1

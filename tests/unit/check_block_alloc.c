@@ -268,8 +268,8 @@ START_TEST(prefaulted_megablocks_come_first)
     void *used = mblock_alloc_group(64, 0);
     ck_assert_ptr_nonnull(used);
     /* 64 taken fresh: twice that, at most an eighth of those in use. */
-    ck_assert_uint_eq(mblock_prefault_want(0), 64 / 8);
-    ck_assert_uint_eq(mblock_prefault_want(0), 0); /* nothing fresh since */
+    ck_assert_uint_eq(mblock_prefault_want(0, false), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(0, false), 0); /* nothing fresh since */
     uintptr_t top = mblock_high_water();
     uint64_t committed = mblock_n_committed();
     void *base = NULL;
@@ -285,7 +285,7 @@ START_TEST(prefaulted_megablocks_come_first)
     void *more = mblock_alloc_group(16, 0);
     mblock_free_group(more, 16);
     ck_assert_uint_eq(mblock_prefault_stats().ahead, 0);
-    ck_assert_uint_eq(mblock_prefault_want(0), 64 / 8); /* 16 fresh: 32, capped */
+    ck_assert_uint_eq(mblock_prefault_want(0, false), 64 / 8); /* 16 fresh: 32, capped */
     ck_assert_ptr_eq(more, base);
     ck_assert_uint_eq(mblock_prefault_stats().taken, 4);
     /* Released before anything else. */
@@ -316,10 +316,14 @@ START_TEST(prefault_expectation_and_commit_ahead)
 {
     void *used = mblock_alloc_group(64, 0);
     ck_assert_ptr_nonnull(used);
-    ck_assert_uint_eq(mblock_prefault_want(0), 64 / 8);
-    ck_assert_uint_eq(mblock_prefault_want(0), 0);     /* nothing fresh since */
-    ck_assert_uint_eq(mblock_prefault_want(10), 10);   /* expected */
-    ck_assert_uint_eq(mblock_prefault_want(1000), 16); /* at most a quarter of 64 */
+    ck_assert_uint_eq(mblock_prefault_want(0, false), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(0, false), 0);     /* nothing fresh since */
+    ck_assert_uint_eq(mblock_prefault_want(10, false), 10);   /* expected */
+    ck_assert_uint_eq(mblock_prefault_want(1000, false), 16); /* at most a quarter of 64 */
+    /* While a mark runs: only what was taken fresh since the last ask, not twice it. */
+    void *three = mblock_alloc_group(3, 0);
+    ck_assert_uint_eq(mblock_prefault_want(0, true), 3);
+    mblock_free_group(three, 3);
     uint64_t committed = mblock_n_committed();
     void *base = NULL;
     ck_assert_uint_eq(mblock_prefault_claim(2, &base), 2);
