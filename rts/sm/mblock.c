@@ -215,7 +215,7 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
             n_free_decommitted--;
         else if (state[i] == MB_PREFAULTED) {
             n_prefaulted--;
-            pf_stats.taken++;
+            __atomic_fetch_add(&pf_stats.taken, 1, __ATOMIC_RELAXED);
         }
         state[i] = MB_IN_USE;
     }
@@ -424,7 +424,7 @@ uint32_t mblock_prefault_claim(uint32_t n, void **base)
         mapped_hi = pf_hi;
     if (n_in_use + n_free_committed + n_prefaulted > peak_committed)
         peak_committed = n_in_use + n_free_committed + n_prefaulted;
-    pf_stats.claimed += n;
+    __atomic_fetch_add(&pf_stats.claimed, n, __ATOMIC_RELAXED);
     pf_busy = true;
     *base = mb_addr(lo);
     return n;
@@ -439,7 +439,11 @@ void mblock_prefault_done(bool populated)
 
 MBlockPrefaultStats mblock_prefault_stats(void)
 {
-    MBlockPrefaultStats st = pf_stats;
+    /* Written under sm_lock; read without it too (--internal-counters at exit, where the mark
+     * thread may still be populating and a fatal exit may hold the lock). */
+    MBlockPrefaultStats st;
+    st.claimed = __atomic_load_n(&pf_stats.claimed, __ATOMIC_RELAXED);
+    st.taken = __atomic_load_n(&pf_stats.taken, __ATOMIC_RELAXED);
     st.ahead = n_prefaulted;
     return st;
 }
