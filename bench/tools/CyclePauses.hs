@@ -39,9 +39,9 @@ median :: [Double] -> Double
 median [] = 0
 median xs = sort xs !! (length xs `div` 2)
 
-added :: [(Kind, Double)] -> [(Kind, Double, Double)]
+added :: [(Kind, Double)] -> [(Int, Kind, Double, Double)]
 added gcs =
-  [ (k, d, d - median near)
+  [ (i + 1, k, d, d - median near)
     | (i, (k, d)) <- ix,
       k /= Minor,
       let near = take 12 [d' | (_, j, d') <- sortOn (\(dist, _, _) -> dist) [(abs (j - i), j, d') | (j, (Minor, d')) <- ix]]
@@ -51,12 +51,20 @@ added gcs =
 
 main :: IO ()
 main = do
-  files <- getArgs
-  rows <- concat <$> mapM (\f -> do
+  args <- getArgs
+  let (each, files) = case args of
+        ("--each" : fs) -> (True, fs)
+        fs -> (False, fs)
+  perFile <- mapM (\f -> do
     b <- BL.readFile f
     case readEventLog b of
       Left err -> error (f ++ ": " ++ err)
-      Right (EventLog _ (Data es), _) -> pure (added (collections es))) files
+      Right (EventLog _ (Data es), _) -> pure (f, added (collections es))) files
+  let rows = [(k, d, a) | (_, rs) <- perFile, (_, k, d, a) <- rs]
+  if each
+    then mapM_ (\(f, rs) -> mapM_ (\(n, k, d, a) ->
+      printf "%s collection %d %s: pause %.2f ms, over %.2f ms\n" f n (show k) d a) rs) perFile
+    else pure ()
   mins <- concat <$> mapM (\f -> do
     b <- BL.readFile f
     case readEventLog b of

@@ -97,7 +97,9 @@ uint64_t mblock_n_committed(void);
  * way's nonmoving thread): Note [Prefaulted megablocks] in mblock.c. Under
  * sm_lock: _want, at a collection's end, says how many more to populate
  * (`expect`: how many the caller expects the heap to take soon, or 0;
- * `marking`: a concurrent mark is running, so only what was just taken);
+ * `marking`: a concurrent mark is running, so only what was just taken;
+ * `one_gc`: the megablocks one collection may take, a floor under the
+ * share of the heap it may ask for);
  * _claim commits up to n above the high-water mark (0 if none, or one is
  * in progress) and gives their start; the caller populates them without
  * the lock (os_populate), then calls _done.
@@ -110,7 +112,7 @@ typedef struct {
     uint64_t taken;   /* of those, taken by the allocator */
     uint64_t ahead;   /* claimed and not taken yet */
 } MBlockPrefaultStats;
-uint32_t mblock_prefault_want(uint64_t expect, bool marking);
+uint32_t mblock_prefault_want(uint64_t expect, bool marking, uint64_t one_gc);
 uint32_t mblock_prefault_claim(uint32_t n, void **base);
 void mblock_prefault_done(bool populated);
 MBlockPrefaultStats mblock_prefault_stats(void);

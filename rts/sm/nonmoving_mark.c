@@ -1253,6 +1253,16 @@ static uint64_t expected_fresh_mblocks(void)
 }
 
 /*
+ * What one minor collection may promote: the nurseries and what aged in
+ * generation 0, each at most -A per capability.
+ */
+static uint64_t one_gc_mblocks(void)
+{
+    uint64_t bytes = 2 * rts_flags.gc.alloc_area_bytes * n_capabilities;
+    return (bytes + MBLOCK_SIZE - 1) >> MBLOCK_SHIFT;
+}
+
+/*
  * At the end of a collection: populate what the heap is about to take
  * fresh (Note [Prefaulted megablocks]). Posted without clearing `dry`: it
  * is not marking work, and must not put off a final pause.
@@ -1260,7 +1270,8 @@ static uint64_t expected_fresh_mblocks(void)
 void nm_ask_prefault(void)
 {
     sm_lock();
-    uint32_t want = mblock_prefault_want(expected_fresh_mblocks(), nm_cycle_running());
+    uint32_t want =
+        mblock_prefault_want(expected_fresh_mblocks(), nm_cycle_running(), one_gc_mblocks());
     sm_unlock();
     if (want == 0)
         return;

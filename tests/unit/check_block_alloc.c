@@ -268,8 +268,8 @@ START_TEST(prefaulted_megablocks_come_first)
     void *used = mblock_alloc_group(64, 0);
     ck_assert_ptr_nonnull(used);
     /* 64 taken fresh: twice that, at most an eighth of those in use. */
-    ck_assert_uint_eq(mblock_prefault_want(0, false), 64 / 8);
-    ck_assert_uint_eq(mblock_prefault_want(0, false), 0); /* nothing fresh since */
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 0), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 0), 0); /* nothing fresh since */
     uintptr_t top = mblock_high_water();
     uint64_t committed = mblock_n_committed();
     void *base = NULL;
@@ -285,7 +285,7 @@ START_TEST(prefaulted_megablocks_come_first)
     void *more = mblock_alloc_group(16, 0);
     mblock_free_group(more, 16);
     ck_assert_uint_eq(mblock_prefault_stats().ahead, 0);
-    ck_assert_uint_eq(mblock_prefault_want(0, false), 64 / 8); /* 16 fresh: 32, capped */
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 0), 64 / 8); /* 16 fresh: 32, capped */
     ck_assert_ptr_eq(more, base);
     ck_assert_uint_eq(mblock_prefault_stats().taken, 4);
     /* Released before anything else. */
@@ -316,13 +316,13 @@ START_TEST(prefault_expectation_and_commit_ahead)
 {
     void *used = mblock_alloc_group(64, 0);
     ck_assert_ptr_nonnull(used);
-    ck_assert_uint_eq(mblock_prefault_want(0, false), 64 / 8);
-    ck_assert_uint_eq(mblock_prefault_want(0, false), 0);     /* nothing fresh since */
-    ck_assert_uint_eq(mblock_prefault_want(10, false), 10);   /* expected */
-    ck_assert_uint_eq(mblock_prefault_want(1000, false), 16); /* at most a quarter of 64 */
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 0), 64 / 8);
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 0), 0);     /* nothing fresh since */
+    ck_assert_uint_eq(mblock_prefault_want(10, false, 0), 10);   /* expected */
+    ck_assert_uint_eq(mblock_prefault_want(1000, false, 0), 16); /* at most a quarter of 64 */
     /* While a mark runs: only what was taken fresh since the last ask, not twice it. */
     void *three = mblock_alloc_group(3, 0);
-    ck_assert_uint_eq(mblock_prefault_want(0, true), 3);
+    ck_assert_uint_eq(mblock_prefault_want(0, true, 0), 3);
     mblock_free_group(three, 3);
     uint64_t committed = mblock_n_committed();
     void *base = NULL;
@@ -350,6 +350,25 @@ START_TEST(prefault_expectation_and_commit_ahead)
 }
 END_TEST
 
+/*
+ * A small heap may ask for what one collection can take (`one_gc`), beyond
+ * the eighth of it in use: the first collections of a -xn program promote
+ * a nursery's worth into fresh megablocks each.
+ */
+START_TEST(prefault_floor_is_one_collection)
+{
+    void *used = mblock_alloc_group(40, 0);
+    ck_assert_ptr_nonnull(used);
+    mblock_prefault_want(0, false, 0); /* start counting from here */
+    void *more = mblock_alloc_group(8, 0);
+    /* 8 fresh: twice is 16; an eighth of 48 in use is 6, one collection 12. */
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 12), 12);
+    ck_assert_uint_eq(mblock_prefault_want(0, false, 12), 0); /* nothing fresh since */
+    mblock_free_group(more, 8);
+    mblock_free_group(used, 40);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("block_alloc");
@@ -366,6 +385,7 @@ static Suite *suite(void)
     tcase_add_test(tc, release_decommits_free_megablocks);
     tcase_add_test(tc, prefaulted_megablocks_come_first);
     tcase_add_test(tc, prefault_expectation_and_commit_ahead);
+    tcase_add_test(tc, prefault_floor_is_one_collection);
     tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
     suite_add_tcase(s, tc);
     return s;
