@@ -1293,6 +1293,15 @@ void nm_resume_mark_thread(void)
     if (work) {
         start_thread();
         post_work();
+    } else if (nm_cycle_running() && __atomic_load_n(&dry, __ATOMIC_ACQUIRE)) {
+        /*
+         * Nothing for a mark that has nothing: it will not run dry again to
+         * ask for the final pause (Note [Asking for the final pause]), so
+         * this pause asks. A start pause can leave nothing: when every
+         * object its roots reach in the nonmoving heap was promoted by the
+         * pause itself (allocated black and scanned there).
+         */
+        gc_want();
     }
 }
 
@@ -1317,9 +1326,15 @@ bool nm_nothing_left(void)
  * (timer.c; with -V0 there is none, and the final waits for the next
  * collection as before). The request is only a flag: gc_run_wanted asks
  * nm_final_due again, so a request the cycle's own final pause overtook
- * costs nothing. GHC's mark thread stops the capabilities itself for the
- * final sync; here capabilities are the program's threads, and stopping
- * them needs one.
+ * costs nothing. A pause that leaves the mark nothing to do while it is
+ * dry asks too (nm_resume_mark_thread): the thread will not run dry again.
+ * A start pause that promoted every object its roots reach (allocated
+ * black, scanned in the pause) left such a cycle waiting for the next
+ * collection the allocation area asked for (check_thr_nonmoving's
+ * cycle_ends_* tests, whenever the thread had finished its populate
+ * before the start pause). GHC's mark thread stops the capabilities
+ * itself for the final sync; here capabilities are the program's threads,
+ * and stopping them needs one.
  */
 /*
  * `dry` is cleared only by post_work: a pause's (START, or a DURING that
