@@ -440,7 +440,7 @@ RTS_INLINE StgClosure *enter_plain_thunk_at(Capability *cap, StgClosure **qp,
 /* As enter_plain_thunk_at, with the update frame always left on top. */
 RTS_INLINE StgClosure *enter_plain_thunk(Capability *cap, StgClosure **qp, const StgInfoTable *info)
 {
-    StgPtr top;
+    StgPtr top = NULL; /* set unless EVAL_RETRY (-Og cannot see it) */
     StgClosure *v = enter_plain_thunk_at(cap, qp, info, &top);
     if (v != EVAL_RETRY)
         cap->r.stack->sp = top;
@@ -772,7 +772,7 @@ RTS_INLINE StgClosure *eval_fast(Capability *cap, StgClosure *p)
         if (RTS_LIKELY(type == THUNK)) {
             if (RTS_UNLIKELY(slot_peek(p) != 0))
                 break;
-            StgPtr top;
+            StgPtr top = NULL; /* as in enter_plain_thunk */
             StgClosure *v = enter_plain_thunk_at(cap, &p, info, &top);
             if (RTS_UNLIKELY(GET_TAG(v) == 0)) {
                 if (v == EVAL_RETRY)
