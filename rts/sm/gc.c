@@ -470,6 +470,16 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
 #endif
 
     /*
+     * The heap's counts under sm_lock: the nonmoving thread may be claiming
+     * megablocks to populate or freeing swept segments meanwhile (Note
+     * [Prefaulted megablocks] in mblock.c).
+     */
+    sm_lock();
+    uint64_t mb_committed = mblock_n_committed(), mb_peak = mblock_peak_committed();
+    uint64_t mb_in_use = mblock_n_in_use(), blocks_allocated = bd_n_alloc_blocks();
+    sm_unlock();
+
+    /*
      * The one record of this collection (stats.h). With one GC thread the
      * per-thread balance fields stay 0; no compact regions.
      */
@@ -484,10 +494,10 @@ static void collect(Capability *cap, bool force_major, GcReason reason, int64_t 
         .live_bytes = live_words * sizeof(StgWord),
         .large_objects_bytes = large_words * sizeof(StgWord),
         .slop_bytes = slop_words * sizeof(StgWord),
-        .mblocks_committed = mblock_n_committed(),
-        .mblocks_peak_committed = mblock_peak_committed(),
-        .mblocks_in_use = mblock_n_in_use(),
-        .blocks_allocated = bd_n_alloc_blocks(),
+        .mblocks_committed = mb_committed,
+        .mblocks_peak_committed = mb_peak,
+        .mblocks_in_use = mb_in_use,
+        .blocks_allocated = blocks_allocated,
         .sync_elapsed_ns = sync_ns,
     };
     for (uint32_t i = 0; i < plan.n_threads; i++) {

@@ -375,8 +375,14 @@ void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
     resize_nursery(N, copied_words);
     if (major) {
         return_memory(!forced);
-        /* What is still in use, in megablocks, must fit under -M in megablocks. */
-        if (heap_limit > 0 && mblock_n_in_use() > limit_mblocks(heap_limit))
+        /*
+         * What is still in use, in megablocks, must fit under -M in megablocks
+         * (read under sm_lock: a sweeping nonmoving thread may free segments).
+         */
+        sm_lock();
+        uint64_t in_use = mblock_n_in_use();
+        sm_unlock();
+        if (heap_limit > 0 && in_use > limit_mblocks(heap_limit))
             trigger_heap_overflow(0);
     }
 }
