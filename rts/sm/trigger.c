@@ -379,10 +379,12 @@ void trigger_after_gc(uint32_t N, bool forced, uint64_t copied_words)
          * What is still in use, in megablocks, must fit under -M in megablocks
          * (read under sm_lock: a sweeping nonmoving thread may free segments).
          */
-        sm_lock();
-        uint64_t in_use = mblock_n_in_use();
-        sm_unlock();
-        if (heap_limit > 0 && in_use > limit_mblocks(heap_limit))
-            trigger_heap_overflow(0);
+        if (heap_limit > 0) {
+            sm_lock();
+            uint64_t in_use = mblock_n_in_use();
+            sm_unlock();
+            if (in_use > limit_mblocks(heap_limit))
+                trigger_heap_overflow(0);
+        }
     }
 }
