@@ -31,8 +31,10 @@ void os_release(void *p, size_t bytes);
 
 /*
  * Fill the page tables of committed [p, p+bytes) writable without writing the
- * pages (Linux's MADV_POPULATE_WRITE): the first write faults no more. Safe
- * while another thread uses the range. False where the OS cannot.
+ * pages (Linux's MADV_POPULATE_WRITE), then read a byte of each page (a
+ * hypervisor's shadow page tables are filled by an access, not by the
+ * populate): the first write faults and traps no more. Safe while another
+ * thread uses the range. False where the OS cannot.
  */
 bool os_populate(void *p, size_t bytes);
 
