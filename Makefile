@@ -277,6 +277,14 @@ check-valgrind: build/bench/binarytrees
 	$(Q)valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    build/bench/binarytrees 12 +RTS -A64k -RTS > /dev/null
 
+# The bench programs under many flag combinations with -DS (tests/flag-matrix.sh):
+# a soak outside make check; CI runs FLAG_MATRIX=quick.
+FLAG_MATRIX ?= full
+FLAG_MATRIX_PROGS := binarytrees mapchurn lazystream mutarray largeheap allocdrop deepstack
+.PHONY: check-flag-matrix
+check-flag-matrix: $(foreach p,$(FLAG_MATRIX_PROGS),build/bench/debug/$(p) build/bench/thr_debug/$(p))
+	@tests/flag-matrix.sh $(FLAG_MATRIX)
+
 check-notes:
 	@tests/check-notes.sh
 
