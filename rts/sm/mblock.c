@@ -208,12 +208,16 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
         last_failure = MBLOCK_OS_REFUSED;
         return NULL;
     }
+    uint32_t untouched = 0; /* megablocks whose pages were never written, or returned */
     for (uint64_t i = start; i < start + n; i++) {
+        if (state[i] == MB_NEVER)
+            untouched++;
         if (state[i] == MB_FREE)
             n_free_committed--;
-        else if (state[i] == MB_FREE_DECOMMITTED)
+        else if (state[i] == MB_FREE_DECOMMITTED) {
             n_free_decommitted--;
-        else if (state[i] == MB_PREFAULTED) {
+            untouched++;
+        } else if (state[i] == MB_PREFAULTED) {
             n_prefaulted--;
             __atomic_fetch_add(&pf_stats.taken, 1, __ATOMIC_RELAXED);
         }
@@ -226,8 +230,30 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
     n_in_use += n;
     if (n_in_use + n_free_committed + n_prefaulted > peak_committed)
         peak_committed = n_in_use + n_free_committed + n_prefaulted;
+    /* Note [Populating what is taken untouched] */
+    if (untouched == n && n <= MBLOCK_POPULATE_SYNC_MAX && !pf_unsupported &&
+        !os_populate(mb_addr(start), (size_t)n << MBLOCK_SHIFT))
+        pf_unsupported = true;
     return mb_addr(start);
 }
+
+/*
+ * Note [Populating what is taken untouched]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A megablock taken with no pages (never used, or given back to the OS) is
+ * about to be written, by the block allocator's descriptors at once and by
+ * whoever asked for blocks soon after: a collection copying into it, a
+ * nursery, promotion into segments. Page by page, each first write is a
+ * fault; on our VMs a fault costs 11-14 us a page, while populating the
+ * range and reading a byte a page (os_populate) costs 5-6.5 us
+ * (bench/tools/populate_cost.c; under shadow paging the exception entry is
+ * what costs). So a group of at most MBLOCK_POPULATE_SYNC_MAX megablocks is
+ * populated here, under sm_lock, about 1.3 ms a megablock on those VMs;
+ * larger groups (large objects) are left to fault, since the lock would be
+ * held for their whole size and their owner may not write them all. The
+ * nonmoving thread populates ahead of this (Note [Prefaulted megablocks]);
+ * what it reached is MB_PREFAULTED and not populated again.
+ */
 
 void mblock_free_group(void *mb, uint32_t n)
 {

@@ -107,6 +107,7 @@ uint64_t mblock_n_committed(void);
 #define MBLOCK_PREFAULT_MAX        64
 #define MBLOCK_PREFAULT_EXPECT_MAX 256 /* megablocks the caller may expect the heap to take */
 #define MBLOCK_COMMIT_AHEAD        32  /* megablocks a claim maps at once */
+#define MBLOCK_POPULATE_SYNC_MAX   2   /* Note [Populating what is taken untouched] */
 typedef struct {
     uint64_t claimed; /* megablocks claimed to populate, ever */
     uint64_t taken;   /* of those, taken by the allocator */
