@@ -27,10 +27,14 @@ static pthread_mutex_t sm_mutex = PTHREAD_MUTEX_INITIALIZER;
 void sm_lock(void)
 {
     pthread_mutex_lock(&sm_mutex);
+    mblock_forget_pending();
 }
+/* Then what this thread took untouched is populated, outside the lock (Note [Populating what
+ * is taken untouched] in mblock.c). */
 void sm_unlock(void)
 {
     pthread_mutex_unlock(&sm_mutex);
+    mblock_populate_pending();
 }
 
 void bd_init(void)

@@ -35,7 +35,18 @@ static uint64_t n_in_use, n_free_committed, n_free_decommitted, peak_committed;
 static uint64_t n_prefaulted, pf_hi, fresh_taken, fresh_seen;
 static uint64_t mapped_hi; /* the top of what claims mapped ahead (>= pf_hi) */
 static MBlockPrefaultStats pf_stats;
-static bool pf_busy, pf_unsupported;
+static bool pf_busy, pf_unsupported; /* pf_unsupported: also set without the lock, atomically */
+/*
+ * Groups this thread took untouched under sm_lock, to populate once it
+ * lets the lock go (Note [Populating what is taken untouched]).
+ */
+#define MBLOCK_PENDING_MAX 4
+typedef struct {
+    uint64_t start;
+    uint32_t n;
+} PendingPopulate;
+static __thread PendingPopulate pending[MBLOCK_PENDING_MAX];
+static __thread uint32_t n_pending;
 static bool lazy_return;
 static MBlockFailure last_failure;
 /* The symmetric region (Note [The symmetric region]); 0 bytes when none. */
@@ -99,7 +110,8 @@ void mblock_init(void)
     hw = n_in_use = n_free_committed = n_free_decommitted = peak_committed = 0;
     n_prefaulted = pf_hi = mapped_hi = fresh_taken = fresh_seen = 0;
     pf_stats = (MBlockPrefaultStats){0};
-    pf_busy = pf_unsupported = false;
+    pf_busy = false;
+    __atomic_store_n(&pf_unsupported, false, __ATOMIC_RELAXED);
     lazy_return = !rts_flags.gc.disable_delayed_os_memory_return;
 }
 
@@ -231,10 +243,27 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
     if (n_in_use + n_free_committed + n_prefaulted > peak_committed)
         peak_committed = n_in_use + n_free_committed + n_prefaulted;
     /* Note [Populating what is taken untouched] */
-    if (untouched == n && n <= MBLOCK_POPULATE_SYNC_MAX && !pf_unsupported &&
-        !os_populate(mb_addr(start), (size_t)n << MBLOCK_SHIFT))
-        pf_unsupported = true;
+    if (untouched == n && n <= MBLOCK_POPULATE_SYNC_MAX &&
+        !__atomic_load_n(&pf_unsupported, __ATOMIC_RELAXED)) {
+        if (n_pending < MBLOCK_PENDING_MAX)
+            pending[n_pending++] = (PendingPopulate){start, n};
+        else if (!os_populate(mb_addr(start), (size_t)n << MBLOCK_SHIFT))
+            __atomic_store_n(&pf_unsupported, true, __ATOMIC_RELAXED);
+    }
     return mb_addr(start);
+}
+
+void mblock_forget_pending(void)
+{
+    n_pending = 0;
+}
+
+void mblock_populate_pending(void)
+{
+    for (uint32_t i = 0; i < n_pending; i++)
+        if (!os_populate(mb_addr(pending[i].start), (size_t)pending[i].n << MBLOCK_SHIFT))
+            __atomic_store_n(&pf_unsupported, true, __ATOMIC_RELAXED);
+    n_pending = 0;
 }
 
 /*
@@ -248,11 +277,21 @@ void *mblock_alloc_group(uint32_t n, uint32_t node)
  * range and reading a byte a page (os_populate) costs 5-6.5 us
  * (bench/tools/populate_cost.c; under shadow paging the exception entry is
  * what costs). So a group of at most MBLOCK_POPULATE_SYNC_MAX megablocks is
- * populated here, under sm_lock, about 1.3 ms a megablock on those VMs;
- * larger groups (large objects) are left to fault, since the lock would be
- * held for their whole size and their owner may not write them all. The
- * nonmoving thread populates ahead of this (Note [Prefaulted megablocks]);
- * what it reached is MB_PREFAULTED and not populated again.
+ * populated by the thread that took it, about 1.3 ms a megablock on those
+ * VMs; larger groups (large objects) are left to fault, since their owner
+ * may not write them all. The populate waits until that thread lets
+ * sm_lock go (sm_unlock calls mblock_populate_pending): populated under
+ * the lock, it made the other GC threads of a parallel collection wait for
+ * every fresh megablock one of them took, and -N2 copying on largeheap
+ * gained nothing. Meanwhile the block allocator has written the group's
+ * descriptors (faulting their pages) and may hand its other blocks to
+ * another thread; os_populate allows both. numa binding, done under the
+ * lock, now comes before the populate, so the pages land on the node.
+ * sm_lock forgets what a thread left pending without the lock (a caller
+ * of the block allocator that holds none, as a unit test may be): those
+ * groups fault as they would have. The nonmoving thread populates ahead
+ * of this (Note [Prefaulted megablocks]); what it reached is MB_PREFAULTED
+ * and not populated again.
  */
 
 void mblock_free_group(void *mb, uint32_t n)
@@ -394,7 +433,7 @@ uint32_t mblock_prefault_want(uint64_t expect, bool marking, uint64_t one_gc)
 {
     uint64_t d = fresh_taken - fresh_seen;
     fresh_seen = fresh_taken;
-    if (pf_unsupported || pf_busy)
+    if (__atomic_load_n(&pf_unsupported, __ATOMIC_RELAXED) || pf_busy)
         return 0;
     uint64_t target = marking ? d : 2 * d;
     uint64_t cap = n_in_use / 8 > one_gc ? n_in_use / 8 : one_gc;
@@ -413,7 +452,7 @@ uint32_t mblock_prefault_want(uint64_t expect, bool marking, uint64_t one_gc)
 
 uint32_t mblock_prefault_claim(uint32_t n, void **base)
 {
-    if (pf_unsupported || pf_busy || n == 0)
+    if (__atomic_load_n(&pf_unsupported, __ATOMIC_RELAXED) || pf_busy || n == 0)
         return 0;
     uint64_t lo = pf_hi > hw ? pf_hi : hw;
     if (lo >= n_mblocks)
@@ -470,7 +509,9 @@ void mblock_prefault_done(bool populated)
 {
     pf_busy = false;
     if (!populated)
-        pf_unsupported = true; /* the OS cannot: the claimed ones stay committed, as free ones */
+        __atomic_store_n(
+            &pf_unsupported, true,
+            __ATOMIC_RELAXED); /* the OS cannot: the claimed ones stay committed, as free ones */
 }
 
 MBlockPrefaultStats mblock_prefault_stats(void)

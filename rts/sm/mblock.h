@@ -108,6 +108,13 @@ uint64_t mblock_n_committed(void);
 #define MBLOCK_PREFAULT_EXPECT_MAX 256 /* megablocks the caller may expect the heap to take */
 #define MBLOCK_COMMIT_AHEAD        32  /* megablocks a claim maps at once */
 #define MBLOCK_POPULATE_SYNC_MAX   2   /* Note [Populating what is taken untouched] */
+/*
+ * Small groups taken untouched are populated by the thread that took them
+ * once it lets sm_lock go: sm_unlock calls _populate_pending after the
+ * unlock, sm_lock calls _forget_pending (what a lock-less caller left).
+ */
+void mblock_populate_pending(void);
+void mblock_forget_pending(void);
 typedef struct {
     uint64_t claimed; /* megablocks claimed to populate, ever */
     uint64_t taken;   /* of those, taken by the allocator */

@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "flags/flags.h"
 #include "os/os_mem.h"
@@ -369,6 +371,66 @@ START_TEST(prefault_floor_is_one_collection)
 }
 END_TEST
 
+/* How many pages of [p, p + bytes) are resident (mincore). */
+static size_t resident_pages(const void *p, size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = bytes / page, count = 0;
+    unsigned char *vec = malloc(n);
+    ck_assert_ptr_nonnull(vec);
+    ck_assert_int_eq(mincore((void *)p, bytes, vec), 0);
+    for (size_t i = 0; i < n; i++)
+        count += vec[i] & 1;
+    free(vec);
+    return count;
+}
+
+/*
+ * Note [Populating what is taken untouched]: a group of at most
+ * MBLOCK_POPULATE_SYNC_MAX megablocks taken with no pages is populated by
+ * the thread that took it once it lets sm_lock go, not while it holds it;
+ * a larger group is left to fault; what a caller holding no lock left
+ * pending is forgotten at the next sm_lock.
+ */
+START_TEST(untouched_groups_populate_after_the_lock)
+{
+    /* Only where the OS can populate (MADV_POPULATE_WRITE, Linux 5.14). */
+    void *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(probe, MAP_FAILED);
+    bool can = os_populate(probe, 4096);
+    munmap(probe, 4096);
+    if (!can)
+        return;
+    /* Whole pages only: a transparent huge page would fill a megablock on its first write. */
+    madvise((void *)mblock_heap_base, mblock_heap_size, MADV_NOHUGEPAGE);
+    size_t half = MBLOCK_SIZE / 2, half_pages = half / (size_t)sysconf(_SC_PAGESIZE);
+
+    sm_lock();
+    bdescr *one = bd_alloc_group(BLOCKS_PER_MBLOCK);
+    const char *upper = (const char *)MBLOCK_ROUND_DOWN(one->start) + half;
+    ck_assert_uint_eq(resident_pages(upper, half), 0); /* not under the lock */
+    sm_unlock();
+    ck_assert_uint_eq(resident_pages(upper, half), half_pages);
+
+    sm_lock();
+    bdescr *big = bd_alloc_group(mblock_group_blocks(MBLOCK_POPULATE_SYNC_MAX + 1));
+    sm_unlock();
+    const char *last = (const char *)MBLOCK_ROUND_DOWN(big->start) +
+                       (StgWord)MBLOCK_POPULATE_SYNC_MAX * MBLOCK_SIZE;
+    ck_assert_uint_eq(resident_pages(last, MBLOCK_SIZE), 0); /* left to fault */
+
+    bdescr *lockless = bd_alloc_group(BLOCKS_PER_MBLOCK);
+    sm_lock();
+    sm_unlock();
+    upper = (const char *)MBLOCK_ROUND_DOWN(lockless->start) + half;
+    ck_assert_uint_eq(resident_pages(upper, half), 0);
+
+    bd_free_group(lockless);
+    bd_free_group(big);
+    bd_free_group(one);
+    bd_check();
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("block_alloc");
@@ -386,6 +448,7 @@ static Suite *suite(void)
     tcase_add_test(tc, prefaulted_megablocks_come_first);
     tcase_add_test(tc, prefault_expectation_and_commit_ahead);
     tcase_add_test(tc, prefault_floor_is_one_collection);
+    tcase_add_test(tc, untouched_groups_populate_after_the_lock);
     tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
     suite_add_tcase(s, tc);
     return s;
