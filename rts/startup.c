@@ -148,6 +148,7 @@ static void shut_down_runtime(void)
         rts_config.onExitHook();
     trigger_shutting_down();
     with_cap(final_gc);
+    nm_wait_sweep_at_exit(); /* its CONC_SWEEP_END and census reach the log */
     weak_run_all_at_exit();
     stats_exit_end();
     stats_report();

@@ -179,6 +179,13 @@ bool nm_final_due(void);
  * holds no capability): the exit's collection is then a short final pause.
  */
 void nm_wait_mark_dry(void);
+/*
+ * After the exit's collection (the caller holds no capability): when an
+ * event log or a -t/-s/-S report will show it, wait until the sweep still
+ * running has ended, and populate nothing more (Note [The exit waits for
+ * the sweep] in nonmoving_mark.c).
+ */
+void nm_wait_sweep_at_exit(void);
 /* Mark everything left, in the pause (forced collections). */
 void nm_drain_in_pause(void);
 void nm_pause_begin(NmPause pause);

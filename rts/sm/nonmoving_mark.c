@@ -144,6 +144,7 @@
 #include "stats/stats.h"
 #include "threads.h"
 #include "trace/debug_trace.h"
+#include "trace/eventlog.h"
 #include "trace/trace.h"
 
 NmPause nm_pause;
@@ -1353,6 +1354,34 @@ void nm_wait_mark_dry(void)
     pthread_mutex_lock(&ctl_lock);
     while (thread_started && nm_cycle_running() && !__atomic_load_n(&dry, __ATOMIC_ACQUIRE) &&
            !stopping)
+        pthread_cond_wait(&dry_cond, &ctl_lock);
+    pthread_mutex_unlock(&ctl_lock);
+}
+
+/*
+ * Note [The exit waits for the sweep]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The exit's collection may be the running cycle's final pause, which hands
+ * the sweep to the mark thread (gc_collect_stopped). The runtime used to go
+ * on to close the event log and join the thread at once: the thread gave up
+ * the sweep half done, so the log had a CONC_SWEEP_BEGIN with no END and no
+ * census (-ln), whenever the last cycle's final pause was the exit's
+ * (t_trace_ghc_events caught it in about one run in five of largeheap 24 4).
+ * As GHC's exit waits for its concurrent collection, shut-down now waits for
+ * that sweep to end before it reports and closes the log, when there is a
+ * log or a -t/-s/-S report (the sweep's census and occupancy are in them):
+ * on bench/largeheap the wait is 0.08-0.12 s, for a heap about to be
+ * unmapped that nobody else would see swept. What was asked to be populated
+ * is dropped first: after the sweep the thread would populate it for
+ * nothing.
+ */
+void nm_wait_sweep_at_exit(void)
+{
+    if (!trace_ev_running() && rts_flags.stats.level < STATS_ONELINE)
+        return;
+    __atomic_store_n(&prefault_want, 0, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&ctl_lock);
+    while (thread_started && nm_sweeping() && !stopping)
         pthread_cond_wait(&dry_cond, &ctl_lock);
     pthread_mutex_unlock(&ctl_lock);
 }

@@ -33,10 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sm/mblock.h"
 #include "sm/nonmoving.h"
 #include "sm/storage.h"
+#include "eventlog_decode.h"
 #include "evac_sparse.h"
 #include "test_util.h"
 
@@ -884,6 +886,63 @@ START_TEST(prefaulted_megablocks_used)
 END_TEST
 
 /*
+ * Note [The exit waits for the sweep] in rts/sm/nonmoving_mark.c: a
+ * program that ends while a cycle runs has that cycle's final pause in the
+ * exit's collection, which hands the sweep to the mark thread; the sweep
+ * must end, with its census (-ln), before the event log is closed. Before,
+ * the log then had a CONC_SWEEP_BEGIN with no END and no census whenever
+ * the sweep outlasted the rest of shut-down (here, a 48 MB list's).
+ */
+START_TEST(exit_waits_for_the_sweep)
+{
+    char path[] = "/tmp/hsrts-check-thr-nonmoving-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    char opts[128];
+    snprintf(opts, sizeof opts, "-xn -N1 -l -ln -ol%s", path);
+    Capability *cap;
+    HsStablePtr head = start_with_list(opts, &cap);
+    uint64_t n = 0, sum = 0;
+    grow_list(cap, head, 2000000, &n, &sum);
+    performGC(); /* the list into the nonmoving heap */
+    while (nm_sweeping() || nm_cycle_running()) {
+        sched_yield();
+        performGC();
+    }
+    nm_request_cycle();
+    performGC(); /* START: the exit comes while it marks */
+    ck_assert(nm_cycle_running());
+    end_with_list(cap, head, n, sum);
+
+    FILE *f = fopen(path, "rb");
+    ck_assert(f != NULL);
+    size_t cap_bytes = 1 << 20, len = 0, got;
+    uint8_t *log = malloc(cap_bytes);
+    while ((got = fread(log + len, 1, cap_bytes - len, f)) > 0) {
+        len += got;
+        if (len == cap_bytes)
+            log = realloc(log, cap_bytes *= 2);
+    }
+    fclose(f);
+    unlink(path);
+    Decoded *d = malloc(sizeof *d);
+    eventlog_decode(log, len, d);
+    ck_assert(d->ended);
+    ck_assert_int_ge(d->n_of[202], 1);            /* a final pause (CONC_SYNC_BEGIN) */
+    ck_assert_int_eq(d->n_of[204], d->n_of[201]); /* a sweep per mark */
+    ck_assert_msg(d->n_of[205] == d->n_of[204], "%d sweeps began, %d ended", d->n_of[204],
+                  d->n_of[205]);
+    int last = 0;
+    for (int e = 0; e < d->n_census; e++)
+        last += d->census[e].sweep == d->n_of[205] - 1;
+    ck_assert_msg(last > 0, "no census from the last sweep");
+    free(d);
+    free(log);
+}
+END_TEST
+
+/*
  * Note [Asking for the final pause] in rts/sm/nonmoving_mark.c: a cycle
  * whose mark has run dry ends without waiting for the allocation area to
  * fill. Started with a heap to mark, then either (quiet) the program lets
@@ -1002,6 +1061,7 @@ static Suite *suite(void)
     tcase_add_test(tc, stack_popped_mark_racing);
     tcase_add_test(tc, stack_popped_mark_held_a8k);
     tcase_add_test(tc, prefaulted_megablocks_used);
+    tcase_add_test(tc, exit_waits_for_the_sweep);
     tcase_add_test(tc, cycle_ends_when_quiet);
     tcase_add_test(tc, cycle_ends_while_allocating);
 #ifndef DEBUG /* the optimised way: the debug library takes minutes over its 6000 collections */

@@ -12,6 +12,7 @@
 
 #include "Rts.h"
 #include "flags/flags.h"
+#include "eventlog_decode.h"
 #include "mutator.h"
 #include "sm/nonmoving.h"
 #include "test_util.h"
@@ -161,120 +162,6 @@ static void mem_stop(void)
 }
 static const EventLogWriter mem_writer = {mem_init, mem_write, mem_flush, mem_stop};
 
-/* An independent decoder of the format (reference §7.1). */
-typedef struct {
-    const uint8_t *p, *end;
-    bool bad;
-} Rd;
-static uint64_t rd(Rd *r, int bytes)
-{
-    uint64_t v = 0;
-    if (r->end - r->p < bytes) {
-        r->bad = true;
-        return 0;
-    }
-    for (int i = 0; i < bytes; i++)
-        v = v << 8 | *r->p++;
-    return v;
-}
-
-typedef struct {
-    int sizes[256]; /* -1 unknown, 0xFFFF variable */
-    int n_types;
-    int n_blocks, n_events, n_user;
-    char user[16][64];
-    uint64_t last_time[2]; /* per buffer: capability 0, global */
-    int n_of[256];         /* events of each type */
-    /* NONMOVING_HEAP_CENSUS events: slot words, active, filled, live slots; the sweep (the
-     * number of CONC_SWEEP_END events before it) each came in. */
-    struct {
-        uint32_t words, v[3];
-        int sweep;
-    } census[4096];
-    int n_census;
-    bool census_sizes_ok;
-    bool time_order_ok, blocks_ok, ended;
-} Decoded;
-
-static void decode(Decoded *d)
-{
-    memset(d, 0, sizeof *d);
-    for (int i = 0; i < 256; i++)
-        d->sizes[i] = -1;
-    d->time_order_ok = d->blocks_ok = d->census_sizes_ok = true;
-    Rd r = {mem, mem + mem_len, false};
-    ck_assert_uint_eq(rd(&r, 4), 0x68647262); /* hdrb */
-    ck_assert_uint_eq(rd(&r, 4), 0x68657462); /* hetb */
-    uint64_t m;
-    while ((m = rd(&r, 4)) == 0x65746200) {
-        int id = (int)rd(&r, 2), size = (int)rd(&r, 2);
-        uint64_t dlen = rd(&r, 4);
-        ck_assert(dlen > 0 && dlen < 100);
-        r.p += dlen;
-        ck_assert_uint_eq(rd(&r, 4), 0); /* extension */
-        ck_assert_uint_eq(rd(&r, 4), 0x65746500);
-        ck_assert(id < 256);
-        d->sizes[id] = size;
-        d->n_types++;
-    }
-    ck_assert_uint_eq(m, 0x68657465);         /* hete */
-    ck_assert_uint_eq(rd(&r, 4), 0x68647265); /* hdre */
-    ck_assert_uint_eq(rd(&r, 4), 0x64617462); /* datb */
-    const uint8_t *block_end = NULL;
-    int buf = 0;
-    while (!r.bad) {
-        const uint8_t *at = r.p;
-        int type = (int)rd(&r, 2);
-        if (type == 0xFFFF) {
-            d->ended = r.p == r.end;
-            break;
-        }
-        uint64_t t = rd(&r, 8);
-        ck_assert_msg(type < 256 && d->sizes[type] >= 0, "event type %d not in the header", type);
-        if (type == 18) { /* block marker */
-            if (block_end && at != block_end)
-                d->blocks_ok = false;
-            block_end = at + rd(&r, 4);
-            uint64_t end_time = rd(&r, 8);
-            buf = rd(&r, 2) == 0xFFFF ? 1 : 0;
-            if (end_time < t)
-                d->time_order_ok = false;
-            d->n_blocks++;
-            continue;
-        }
-        if (block_end == NULL || at >= block_end)
-            d->blocks_ok = false;
-        if (t < d->last_time[buf])
-            d->time_order_ok = false;
-        d->last_time[buf] = t;
-        size_t size = d->sizes[type] == 0xFFFF ? rd(&r, 2) : (size_t)d->sizes[type];
-        if (type == 19 && d->n_user < 16) { /* USER_MSG */
-            size_t n = size < 63 ? size : 63;
-            memcpy(d->user[d->n_user], r.p, n);
-            d->user[d->n_user][n] = '\0';
-            d->n_user++;
-        }
-        d->n_of[type]++;
-        if (type == 207 && size == 14) { /* NONMOVING_HEAP_CENSUS: the slot size in bytes */
-            Rd c = {r.p, r.p + size, false};
-            uint32_t bytes = (uint32_t)rd(&c, 2);
-            if (bytes % 8 != 0 || bytes == 0) {
-                d->census_sizes_ok = false;
-            } else if (d->n_census < 4096) {
-                d->census[d->n_census].words = bytes / 8;
-                for (int k = 0; k < 3; k++)
-                    d->census[d->n_census].v[k] = (uint32_t)rd(&c, 4);
-                d->census[d->n_census++].sweep = d->n_of[205];
-            }
-        }
-        r.p += size;
-        if (r.p > block_end)
-            d->blocks_ok = false;
-        d->n_events++;
-    }
-    ck_assert(!r.bad);
-}
-
 START_TEST(eventlog_layout)
 {
     mem_len = 0;
@@ -299,7 +186,7 @@ START_TEST(eventlog_layout)
     ck_assert_int_eq(mem_stops, 1);
     ck_assert_int_ge(mem_flushes, 1);
     Decoded d;
-    decode(&d);
+    eventlog_decode(mem, mem_len, &d);
     ck_assert(d.ended);
     ck_assert(d.blocks_ok);
     ck_assert(d.time_order_ok);
@@ -370,7 +257,7 @@ START_TEST(nonmoving_events)
     fclose(f);
     unlink(path);
     Decoded *d = malloc(sizeof *d);
-    decode(d);
+    eventlog_decode(mem, mem_len, d);
     ck_assert(d->ended && d->blocks_ok);
     for (int t = 200; t <= 207; t++)
         ck_assert_msg(d->sizes[t] >= 0, "event type %d not in the header", t);
