@@ -2,7 +2,10 @@
 #include "eventlog_decode.h"
 
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const uint8_t *p, *end;
@@ -97,4 +100,21 @@ void eventlog_decode(const uint8_t *log, size_t len, Decoded *d)
         d->n_events++;
     }
     ck_assert(!r.bad);
+}
+
+uint8_t *eventlog_take_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "no event log at %s", path);
+    size_t cap = 1 << 20, got;
+    uint8_t *log = malloc(cap);
+    *len = 0;
+    while ((got = fread(log + *len, 1, cap - *len, f)) > 0) {
+        *len += got;
+        if (*len == cap)
+            log = realloc(log, cap *= 2);
+    }
+    fclose(f);
+    unlink(path);
+    return log;
 }

@@ -31,5 +31,7 @@ typedef struct {
 } Decoded;
 
 void eventlog_decode(const uint8_t *log, size_t len, Decoded *d);
+/* A log file's bytes (malloc'd; *len set); the file is removed. */
+uint8_t *eventlog_take_file(const char *path, size_t *len);
 
 #endif

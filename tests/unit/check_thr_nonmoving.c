@@ -915,17 +915,8 @@ START_TEST(exit_waits_for_the_sweep)
     ck_assert(nm_cycle_running());
     end_with_list(cap, head, n, sum);
 
-    FILE *f = fopen(path, "rb");
-    ck_assert(f != NULL);
-    size_t cap_bytes = 1 << 20, len = 0, got;
-    uint8_t *log = malloc(cap_bytes);
-    while ((got = fread(log + len, 1, cap_bytes - len, f)) > 0) {
-        len += got;
-        if (len == cap_bytes)
-            log = realloc(log, cap_bytes *= 2);
-    }
-    fclose(f);
-    unlink(path);
+    size_t len;
+    uint8_t *log = eventlog_take_file(path, &len);
     Decoded *d = malloc(sizeof *d);
     eventlog_decode(log, len, d);
     ck_assert(d->ended);

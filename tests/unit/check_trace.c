@@ -243,19 +243,7 @@ START_TEST(nonmoving_events)
     rts_unlock(cap);
     hs_exit();
 
-    FILE *f = fopen(path, "rb");
-    ck_assert(f != NULL);
-    mem_cap = 1 << 20;
-    mem = malloc(mem_cap);
-    mem_len = 0;
-    size_t got;
-    while ((got = fread(mem + mem_len, 1, mem_cap - mem_len, f)) > 0) {
-        mem_len += got;
-        if (mem_len == mem_cap)
-            mem = realloc(mem, mem_cap *= 2);
-    }
-    fclose(f);
-    unlink(path);
+    mem = eventlog_take_file(path, &mem_len);
     Decoded *d = malloc(sizeof *d);
     eventlog_decode(mem, mem_len, d);
     ck_assert(d->ended && d->blocks_ok);
