@@ -508,10 +508,9 @@ uint32_t mblock_prefault_claim(uint32_t n, void **base)
 void mblock_prefault_done(bool populated)
 {
     pf_busy = false;
+    /* The OS cannot: the claimed ones stay committed, as free ones. */
     if (!populated)
-        __atomic_store_n(
-            &pf_unsupported, true,
-            __ATOMIC_RELAXED); /* the OS cannot: the claimed ones stay committed, as free ones */
+        __atomic_store_n(&pf_unsupported, true, __ATOMIC_RELAXED);
 }
 
 MBlockPrefaultStats mblock_prefault_stats(void)

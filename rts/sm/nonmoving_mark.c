@@ -1375,6 +1375,8 @@ void nm_wait_mark_dry(void)
  * is dropped first: after the sweep the thread would populate it for
  * nothing.
  */
+/* Woken by dry_cond: the mark thread broadcasts it whenever it runs out of
+ * work, and the sweep's end is such a time (mark_main). */
 void nm_wait_sweep_at_exit(void)
 {
     if (!trace_ev_running() && rts_flags.stats.level < STATS_ONELINE)
@@ -1417,7 +1419,8 @@ void nm_pause_begin(NmPause pause)
          * [Populating what is taken untouched]), and each largeheap run's
          * first start pause took 7.7-11.1 ms against 5.4-7.4 (bench/README,
          * "The start pause kept its populate"). A full cycle in one pause
-         * (performMajorGC, the exit) wants nothing more populated.
+         * (a forced major collection: performMajorGC, idle) wants nothing
+         * more populated.
          */
         if (pause == NM_PAUSE_FULL)
             __atomic_store_n(&prefault_want, 0, __ATOMIC_RELAXED);
