@@ -71,6 +71,7 @@ typedef struct {
     uint64_t address_space_bytes;          /* -xr; default 1 TiB */
     uintptr_t heap_base;                   /* -xb; 0 = anywhere */
     bool disable_delayed_os_memory_return; /* --disable-delayed-os-memory-return */
+    bool huge_pages;                       /* --huge-pages=; default yes */
     bool numa;                             /* --numa[=mask] */
     uint64_t numa_mask;                    /* nodes allowed; all ones by default */
     uint32_t debug_numa_nodes;             /* --debug-numa=<n>; 0 = off */

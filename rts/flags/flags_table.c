@@ -564,6 +564,11 @@ const FlagSpec flags_table[] = {
      BARE_U(1), .example = "--disable-delayed-os-memory-return",
      .help = "Return memory to the OS with MADV_DONTNEED instead of MADV_FREE,\n"
              "so that tools such as top see it at once (a little slower)"},
+    {.name = "--huge-pages", .form = FLAG_FORM_EQUALS, .kind = FLAG_ARG_ENUM,
+     .safety = FLAG_UNSAFE, .group = FLAG_GROUP_HEAP, STORE(BOOL, gc.huge_pages), DEF_U(1),
+     .choices = yes_no, .arg_help = "<yes|no>", .example = "--huge-pages=no",
+     .help = "Back the heap with transparent huge pages where the OS has them\n"
+             "(default: yes; an hsrts option)"},
 
     /* Statistics. */
     {.name = "-T", .form = FLAG_FORM_BARE, .safety = FLAG_SAFE, .group = FLAG_GROUP_STATS,

@@ -4,7 +4,9 @@
 #include "os/os_mem.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -40,7 +42,7 @@ void *os_reserve(size_t bytes, size_t align, uintptr_t hint)
     return (void *)aligned;
 }
 
-bool os_commit(void *p, size_t bytes)
+bool os_commit(void *p, size_t bytes, bool huge)
 {
     commit_calls++;
     if (fail_at > 0 && commit_calls == fail_at) {
@@ -49,7 +51,38 @@ bool os_commit(void *p, size_t bytes)
     }
     void *r =
         mmap(p, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    return r == p;
+    if (r != p)
+        return false;
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#else
+    (void)huge;
+#endif
+    return true;
+}
+
+size_t os_huge_page_size(void)
+{
+#ifdef MADV_HUGEPAGE
+    char mode[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f)
+        return 0;
+    bool got = fgets(mode, sizeof mode, f) != NULL;
+    fclose(f);
+    if (!got || strstr(mode, "[never]"))
+        return 0;
+    unsigned long long size = 0;
+    f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu", &size) != 1)
+        size = 0;
+    fclose(f);
+    return (size_t)size;
+#else
+    return 0;
+#endif
 }
 
 void os_decommit(void *p, size_t bytes, bool lazy)

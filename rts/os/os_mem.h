@@ -16,8 +16,21 @@
  */
 void *os_reserve(size_t bytes, size_t align, uintptr_t hint);
 
-/* Make [p, p+bytes) readable and writable (zero-filled). false on failure. */
-bool os_commit(void *p, size_t bytes);
+/*
+ * Make [p, p+bytes) readable and writable (zero-filled). With `huge`, ask
+ * the OS to back it with huge pages where whole ones fit (Linux's
+ * MADV_HUGEPAGE); without, ask it not to (MADV_NOHUGEPAGE), so that a
+ * system whose transparent huge pages are "always" does not either. false
+ * on failure (of the mapping; the advice is only advice).
+ */
+bool os_commit(void *p, size_t bytes, bool huge);
+
+/*
+ * The size of the huge pages os_commit can ask for (Linux: the PMD size of
+ * transparent huge pages, 2 MiB on x86-64), or 0 where there are none: not
+ * Linux, or transparent huge pages set to "never".
+ */
+size_t os_huge_page_size(void);
 
 /*
  * Tell the OS the contents of [p, p+bytes) are no longer needed. With

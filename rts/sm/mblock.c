@@ -48,10 +48,18 @@ typedef struct {
 static __thread PendingPopulate pending[MBLOCK_PENDING_MAX];
 static __thread uint32_t n_pending;
 static bool lazy_return;
+/* Note [Huge pages]: megablocks committed at a time (1 without huge pages), and the advice. */
+static uint32_t commit_unit;
+static bool huge_pages;
 static MBlockFailure last_failure;
 /* The symmetric region (Note [The symmetric region]); 0 bytes when none. */
 static uintptr_t fixed_base;
 static uint64_t fixed_bytes;
+
+uint32_t mblock_commit_unit(void)
+{
+    return commit_unit;
+}
 
 MBlockFailure mblock_last_failure(void)
 {
@@ -67,16 +75,17 @@ MBlockFailure mblock_last_failure(void)
 #define MIN_HEAP_BASE ((uintptr_t)8 << 30)
 
 /*
- * Where to ask for a reservation of `size` bytes: -xb, else below the
- * symmetric region if there is one (Note [The symmetric region]), a guard
- * megablock apart since os_reserve maps one alignment unit more than it
- * keeps and all of it must be free.
+ * Where to ask for a reservation of `size` bytes aligned to `align`: -xb,
+ * else below the symmetric region if there is one (Note [The symmetric
+ * region]), a guard of one alignment unit apart (a megablock, or a huge
+ * page: Note [Huge pages]) since os_reserve maps one alignment unit more
+ * than it keeps and all of it must be free.
  */
-static uintptr_t reservation_hint(uint64_t size)
+static uintptr_t reservation_hint(uint64_t size, uint64_t align)
 {
-    if (rts_flags.gc.heap_base || !fixed_bytes || fixed_base <= size + MBLOCK_SIZE)
+    if (rts_flags.gc.heap_base || !fixed_bytes || fixed_base <= size + align)
         return rts_flags.gc.heap_base;
-    return fixed_base - size - MBLOCK_SIZE;
+    return fixed_base - size - align;
 }
 
 void mblock_init(void)
@@ -84,6 +93,16 @@ void mblock_init(void)
     if (rts_flags.gc.heap_base != 0 && rts_flags.gc.heap_base < MIN_HEAP_BASE)
         msg_error("Provided heap start address %p is lower than minimum address %p",
                   (void *)rts_flags.gc.heap_base, (void *)MIN_HEAP_BASE);
+    /* Note [Huge pages] */
+    size_t huge = rts_flags.gc.huge_pages ? os_huge_page_size() : 0;
+    huge_pages = huge >= MBLOCK_SIZE && huge <= MBLOCK_HUGE_PAGE_MAX && (huge & (huge - 1)) == 0;
+    commit_unit = huge_pages ? (uint32_t)(huge / MBLOCK_SIZE) : 1;
+    size_t align = (size_t)commit_unit * MBLOCK_SIZE;
+    if (rts_flags.gc.heap_base & (align - 1)) {
+        /* -xb between two huge pages: the heap starts there, in runs that may not fill one. */
+        commit_unit = 1;
+        align = MBLOCK_SIZE;
+    }
     uint64_t want = rts_flags.gc.address_space_bytes;
     uint64_t size = want & ~(uint64_t)MBLOCK_MASK;
     if (size < MBLOCK_SIZE)
@@ -92,10 +111,10 @@ void mblock_init(void)
      * -xr is a request: when the OS (ulimit -v, a small address space)
      * refuses, halve it down to a floor rather than fail at start-up.
      */
-    void *p = os_reserve(size, MBLOCK_SIZE, reservation_hint(size));
+    void *p = os_reserve(size, align, reservation_hint(size, align));
     while (!p && size / 2 >= MIN_RESERVATION) {
         size /= 2;
-        p = os_reserve(size, MBLOCK_SIZE, reservation_hint(size));
+        p = os_reserve(size, align, reservation_hint(size, align));
     }
     if (!p)
         msg_fatal(EXIT_INTERNAL_ERROR,
@@ -175,7 +194,11 @@ static uint64_t mb_index(const void *p)
  * Commit the never-committed megablocks of [i, i+n), in maximal runs.
  * Decommitted ones need nothing: the mapping stays readable and writable,
  * and the OS hands back zero pages (or, after MADV_FREE, possibly the old
- * ones) on first touch.
+ * ones) on first touch. A run is mapped up to the next multiple of
+ * commit_unit, so that every huge page lies in one mapping (Note [Huge
+ * pages]); the megablocks beyond the run become free ones with no pages,
+ * as a prefault claim's are, and a run of never-committed ones therefore
+ * always begins on a multiple of commit_unit.
  */
 static bool commit_range(uint64_t i, uint64_t n)
 {
@@ -188,12 +211,61 @@ static bool commit_range(uint64_t i, uint64_t n)
         uint64_t run = j;
         while (run < i + n && state[run] == MB_NEVER)
             run++;
-        if (!os_commit(mb_addr(j), (run - j) << MBLOCK_SHIFT))
+        uint64_t end = (run + commit_unit - 1) / commit_unit * commit_unit;
+        if (end > n_mblocks)
+            end = n_mblocks;
+        for (uint64_t k = run; k < end; k++)
+            if (state[k] != MB_NEVER)
+                end = k;
+        if (!os_commit(mb_addr(j), (end - j) << MBLOCK_SHIFT, huge_pages))
             return false;
+        for (uint64_t k = run; k < end; k++) {
+            state[k] = MB_FREE_DECOMMITTED;
+            n_free_decommitted++;
+        }
+        if (end > mapped_hi)
+            mapped_hi = end;
         j = run;
     }
     return true;
 }
+
+/*
+ * Note [Huge pages]
+ * ~~~~~~~~~~~~~~~~~
+ * With --huge-pages=yes (the default) and transparent huge pages available
+ * (os_huge_page_size: "always" or "madvise"), the heap is backed by huge
+ * pages: the reservation starts on a huge page (2 MiB on x86-64, two
+ * megablocks), commit_range maps whole huge pages at a time (commit_unit
+ * megablocks), and os_commit advises MADV_HUGEPAGE, so the kernel backs a
+ * fresh huge page at its first touch instead of 512 small ones.
+ *
+ * Why: what the heap grows into costs most on first touch. On our VMs (PVM
+ * guests, whose hypervisor keeps shadow page tables) every 4 KiB page's
+ * first access traps: 3000 MiB written once took 11.4 s in small pages and
+ * 1.6-5.5 s in huge pages, 0.28 s when the process wrote the same memory
+ * again (the host backs new guest memory at its first use, whatever the page
+ * size). The prefault and untouched-group populates (Notes [Prefaulted
+ * megablocks], [Populating what is taken untouched]) only moved those traps
+ * out of the pauses, at a core's worth of the nonmoving thread's time on
+ * largeheap; in huge pages there are 512 times fewer of them. On bare metal
+ * the zeroing is the same, the faults and TLB misses fewer.
+ *
+ * Costs, and what keeps them small:
+ *  - Residency is counted in huge pages: the first write to a megablock
+ *    makes its whole huge page resident, the neighbour the mapping holds
+ *    for the next fresh take (a free megablock with no pages, in the
+ *    accounting) included. At most one such megablock per mapped run.
+ *  - Returning one megablock of a huge page (mblock_release) splits it;
+ *    the pages come back small on reuse (khugepaged may merge them later).
+ *  - Where the kernel's defrag is "madvise", a fault in advised memory with
+ *    no free huge page compacts memory first; --huge-pages=no avoids it and
+ *    advises MADV_NOHUGEPAGE, so that a system set to "always" keeps the
+ *    heap in small pages too.
+ *  - Huge pages larger than MBLOCK_HUGE_PAGE_MAX (512 MiB on arm64 with
+ *    64 KiB pages) are not used: the heap would grow in such steps.
+ * Measured in bench/README.md ("Huge pages for the heap").
+ */
 
 void *mblock_alloc_group(uint32_t n, uint32_t node)
 {

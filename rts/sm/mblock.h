@@ -108,6 +108,9 @@ uint64_t mblock_n_committed(void);
 #define MBLOCK_PREFAULT_EXPECT_MAX 256 /* megablocks the caller may expect the heap to take */
 #define MBLOCK_COMMIT_AHEAD        32  /* megablocks a claim maps at once */
 #define MBLOCK_POPULATE_SYNC_MAX   2   /* Note [Populating what is taken untouched] */
+#define MBLOCK_HUGE_PAGE_MAX       (4 * MBLOCK_SIZE) /* larger: no huge pages (Note [Huge pages]) */
+/* Megablocks mapped at a time, the reservation's alignment in megablocks: 1, or a huge page's. */
+uint32_t mblock_commit_unit(void);
 /*
  * Small groups taken untouched are populated by the thread that took them
  * once it lets sm_lock go: sm_unlock calls _populate_pending after the

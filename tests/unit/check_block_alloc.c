@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,6 +42,15 @@ static void teardown(void)
 {
     bd_exit();
     mblock_exit();
+}
+
+/* A new heap, with huge pages asked for or not (--huge-pages). */
+static void restart_heap(bool huge)
+{
+    teardown();
+    rts_flags.gc.huge_pages = huge;
+    mblock_init();
+    bd_init();
 }
 
 static StgWord group_words(const bdescr *bd)
@@ -401,7 +411,7 @@ START_TEST(untouched_groups_populate_after_the_lock)
     if (!can)
         return;
     /* Whole pages only: a transparent huge page would fill a megablock on its first write. */
-    madvise((void *)mblock_heap_base, mblock_heap_size, MADV_NOHUGEPAGE);
+    restart_heap(false);
     size_t half = MBLOCK_SIZE / 2, half_pages = half / (size_t)sysconf(_SC_PAGESIZE);
 
     sm_lock();
@@ -431,6 +441,72 @@ START_TEST(untouched_groups_populate_after_the_lock)
 }
 END_TEST
 
+/*
+ * Note [Huge pages]: the heap starts on a huge page, and a megablock taken
+ * fresh lies in a mapping that covers its whole huge page, advised for huge
+ * pages (the kernel's THPeligible); under --huge-pages=no, advised against.
+ */
+static void mapping_of(const void *p, uintptr_t *lo, uintptr_t *hi, int *eligible)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    bool in = false;
+    *lo = *hi = 0;
+    *eligible = -1;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = (uintptr_t)p >= a && (uintptr_t)p < b;
+            if (in) {
+                *lo = a;
+                *hi = b;
+            }
+        } else if (in && sscanf(line, "THPeligible: %d", eligible) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+}
+
+START_TEST(huge_pages_cover_whole_mappings)
+{
+    size_t huge = os_huge_page_size();
+    if (huge < MBLOCK_SIZE || huge > MBLOCK_HUGE_PAGE_MAX)
+        return; /* no transparent huge pages here, or too large for the heap to use */
+    uintptr_t lo, hi;
+    int eligible;
+    restart_heap(true);
+    ck_assert_uint_eq(mblock_heap_base % huge, 0);
+    void *mb = mblock_alloc_group(1, 0);
+    ck_assert_ptr_nonnull(mb);
+    uintptr_t page = (uintptr_t)mb & ~(uintptr_t)(huge - 1);
+    mapping_of(mb, &lo, &hi, &eligible);
+    ck_assert_msg(lo <= page && hi >= page + huge,
+                  "megablock %p: mapping %#lx-%#lx does not cover its huge page", mb,
+                  (unsigned long)lo, (unsigned long)hi);
+    if (eligible >= 0) /* the field is Linux 5.0's */
+        ck_assert_int_eq(eligible, 1);
+    /* The rest of its huge page is the next fresh megablock, committed only when taken. */
+    ck_assert_uint_eq(mblock_n_committed(), 1);
+    void *next = mblock_alloc_group(1, 0);
+    ck_assert_ptr_eq(next, (char *)mb + MBLOCK_SIZE);
+    ck_assert_uint_eq(mblock_n_committed(), 2);
+    mblock_free_group(next, 1);
+    mblock_free_group(mb, 1);
+
+    /* Advised against: a group holding whole huge pages still gets none. */
+    restart_heap(false);
+    void *four = mblock_alloc_group(4, 0);
+    ck_assert_ptr_nonnull(four);
+    mapping_of(four, &lo, &hi, &eligible);
+    ck_assert_uint_ge(hi - lo, 4 * MBLOCK_SIZE);
+    if (eligible >= 0)
+        ck_assert_int_eq(eligible, 0);
+    mblock_free_group(four, 4);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("block_alloc");
@@ -449,6 +525,7 @@ static Suite *suite(void)
     tcase_add_test(tc, prefault_expectation_and_commit_ahead);
     tcase_add_test(tc, prefault_floor_is_one_collection);
     tcase_add_test(tc, untouched_groups_populate_after_the_lock);
+    tcase_add_test(tc, huge_pages_cover_whole_mappings);
     tcase_add_test_raise_signal(tc, check_catches_corruption, SIGABRT);
     suite_add_tcase(s, tc);
     return s;

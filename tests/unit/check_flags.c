@@ -535,6 +535,15 @@ START_TEST(kind_enum)
     run1(&run, "--read-tix-file=yes");
     ck_assert(run.flags.misc.read_tix_file);
     flags_run_free(&run);
+    run1(&run, "--huge-pages=no");
+    ck_assert(!run.flags.gc.huge_pages);
+    flags_run_free(&run);
+    run1(&run, "-T"); /* any other flag: the default */
+    ck_assert(run.flags.gc.huge_pages);
+    flags_run_free(&run);
+    expect_msg("--huge-pages=2m",
+               "E: error in RTS option --huge-pages=2m: unrecognised choice '2m' (the choices are: "
+               "yes no)");
     expect_msg("--install-signal-handlers=maybe",
                "E: error in RTS option --install-signal-handlers=maybe: unrecognised choice "
                "'maybe' (the choices are: yes no)");

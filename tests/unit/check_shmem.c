@@ -171,8 +171,10 @@ START_TEST(shmem_then_hs)
     ck_assert_ptr_nonnull(sym);
     fill(sym, 1);
     test_start_rts("check_shmem", "-A64k", 1);
-    /* The heap's reservation was placed below the symmetric heap, a guard megablock apart. */
-    ck_assert_uint_eq(mblock_heap_base + mblock_heap_size, SHMEM_ENV_DEFAULT_BASE - MBLOCK_SIZE);
+    /* The heap's reservation was placed below the symmetric heap, a guard unit apart (a
+     * megablock, or a huge page: Note [Huge pages]). */
+    ck_assert_uint_eq(mblock_heap_base + mblock_heap_size,
+                      SHMEM_ENV_DEFAULT_BASE - (uint64_t)mblock_commit_unit() * MBLOCK_SIZE);
     churn_heap(sym);
     check_fill(sym, 1);
     hs_exit();
