@@ -11,7 +11,10 @@
   minor collection, so what the cycle adds to it is read against the minor
   collections around it: the pause minus the median of the 12 nearest
   minor ones. Prints, per kind, the count and the median and maximum of the
-  pause and of that difference (ms), over all the logs given.
+  pause and of that difference (ms), over all the logs given. A log's last
+  collection is the exit's (hs_exit: the program has ended; it may finish
+  the running cycle as its final pause); it is counted apart, on a line of
+  its own, and not among the pauses above.
 -}
 module Main (main) where
 
@@ -59,20 +62,34 @@ main = do
     b <- BL.readFile f
     case readEventLog b of
       Left err -> error (f ++ ": " ++ err)
-      Right (EventLog _ (Data es), _) -> pure (f, added (collections es))) files
-  let rows = [(k, d, a) | (_, rs) <- perFile, (_, k, d, a) <- rs]
+      Right (EventLog _ (Data es), _) -> pure (f, running (collections es))) files
+  let rows = [(k, d, a) | (_, (rs, _)) <- perFile, (_, k, d, a) <- rs]
+      exits = [x | (_, (_, Just x)) <- perFile]
   if each
-    then mapM_ (\(f, rs) -> mapM_ (\(n, k, d, a) ->
-      printf "%s collection %d %s: pause %.2f ms, over %.2f ms\n" f n (show k) d a) rs) perFile
+    then mapM_ (\(f, (rs, x)) -> do
+      mapM_ (\(n, k, d, a) ->
+        printf "%s collection %d %s: pause %.2f ms, over %.2f ms\n" f n (show k) d a) rs
+      mapM_ (\(k, d) -> printf "%s exit's collection (%s): pause %.2f ms\n" f (show k) d) x) perFile
     else pure ()
   mins <- concat <$> mapM (\f -> do
     b <- BL.readFile f
     case readEventLog b of
       Left err -> error (f ++ ": " ++ err)
-      Right (EventLog _ (Data es), _) -> pure [d | (Minor, d) <- collections es]) files
+      Right (EventLog _ (Data es), _) -> pure [d | (Minor, d) <- fst (splitExit (collections es))]) files
   printf "minor: %d, median %.2f ms, max %.2f ms\n" (length mins) (median mins) (maximum (0 : mins))
   mapM_ (\k -> do
     let ds = [d | (k', d, _) <- rows, k' == k]
         as = [a | (k', _, a) <- rows, k' == k]
     printf "%s: %d, pause median %.2f max %.2f ms; over the minor collections around it: median %.2f max %.2f ms\n"
       (show k) (length ds) (median ds) (maximum (0 : ds)) (median as) (maximum (-1e9 : as))) [Start, Final]
+  printf "exit's collection: %d, pause median %.2f max %.2f ms (%d of them a final pause)\n"
+    (length exits) (median (map snd exits)) (maximum (0 : map snd exits))
+    (length [() | (Final, _) <- exits])
+
+-- The collections while the program runs, and the exit's (the log's last).
+splitExit :: [(Kind, Double)] -> ([(Kind, Double)], Maybe (Kind, Double))
+splitExit [] = ([], Nothing)
+splitExit gcs = (init gcs, Just (last gcs))
+
+running :: [(Kind, Double)] -> ([(Int, Kind, Double, Double)], Maybe (Kind, Double))
+running gcs = let (body, x) = splitExit gcs in (added body, x)
