@@ -23,10 +23,10 @@ full) progs=("binarytrees 12" "mapchurn 3000 60000" "lazystream 200000" "mutarra
 esac
 flags=("" "-xn" "-xn -G3" "-xn -A8k" "-xn --nonmoving-dense-allocator-count=1" "-xn -F1.1"
     "-xn -n8k -A64k" "-xn -H32m" "-xn -O1m" "-c" "-w" "-G3 -c" "-xn -I0"
-    "-xn -A8k -G4 -F1.05" "-xn -Fd2" "-xn -M256m" "-xn -kc8k -kb1k")
+    "-xn -A8k -G4 -F1.05" "-xn -Fd2" "-xn -M256m" "-xn -kc8k -kb1k" "-xn --huge-pages=no")
 threaded=("-N2" "-N2 -xn" "-N2 -xn -A8k" "-N2 -xn -qg" "-N2 -xn -qn1" "-N2 -xn -G3 -A16k"
     "-N2 -xn -I0.01" "-N2 -w" "-N2 -xn --nonmoving-dense-allocator-count=2 -A8k" "-N2 -qb0 -xn"
-    "-xn -N1")
+    "-xn -N1" "-N2 -xn --huge-pages=no")
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 runs=0 failures=0
